@@ -1,0 +1,176 @@
+package vfs
+
+import (
+	"io"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// FS serves a tree as an io/fs.FS (with ReadDirFS and StatFS). Opened
+// files implement io.ReaderAt and io.Seeker; FileInfo.Sys returns the Node.
+type FS struct {
+	root    *Dir
+	modTime time.Time
+}
+
+// NewFS returns an FS rooted at root whose entries all report modTime.
+func NewFS(root *Dir, modTime time.Time) *FS { return &FS{root, modTime} }
+
+// Root returns the root directory.
+func (f *FS) Root() *Dir { return f.root }
+
+func (f *FS) lookup(op, name string) (Node, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	n := f.root.Walk(name)
+	if n == nil {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	return n, nil
+}
+
+// Open opens the named file or directory.
+func (f *FS) Open(name string) (fs.File, error) {
+	n, err := f.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	info := &fileInfo{name: path.Base(name), node: n, modTime: f.modTime}
+	if d, ok := n.(*Dir); ok {
+		return &openDir{fsys: f, dir: d, info: info}, nil
+	}
+	if _, err := info.sizeErr(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &openFile{view: n.(*File).View, info: info}, nil
+}
+
+// Stat returns the FileInfo of the named file.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	n, err := f.lookup("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	info := &fileInfo{name: path.Base(name), node: n, modTime: f.modTime}
+	if _, err := info.sizeErr(); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return info, nil
+}
+
+// ReadDir lists the named directory in name order.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	n, err := f.lookup("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := n.(*Dir)
+	if !ok {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
+	}
+	out := make([]fs.DirEntry, 0, d.Len())
+	for i := 0; i < d.Len(); i++ {
+		e := d.At(i)
+		out = append(out, &fileInfo{name: e.Name, node: e.Node, modTime: f.modTime})
+	}
+	return out, nil
+}
+
+type fileInfo struct {
+	name    string
+	node    Node
+	modTime time.Time
+}
+
+func (i *fileInfo) sizeErr() (int64, error) {
+	if f, ok := i.node.(*File); ok {
+		return f.View.Size()
+	}
+	return 0, nil
+}
+
+func (i *fileInfo) Name() string { return i.name }
+func (i *fileInfo) Size() int64  { n, _ := i.sizeErr(); return n }
+func (i *fileInfo) Mode() fs.FileMode {
+	if _, ok := i.node.(*Dir); ok {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
+func (i *fileInfo) ModTime() time.Time         { return i.modTime }
+func (i *fileInfo) IsDir() bool                { _, ok := i.node.(*Dir); return ok }
+func (i *fileInfo) Sys() any                   { return i.node }
+func (i *fileInfo) Type() fs.FileMode          { return i.Mode().Type() }
+func (i *fileInfo) Info() (fs.FileInfo, error) { return i, nil }
+func (i *fileInfo) String() string             { return fs.FormatFileInfo(i) }
+
+type openFile struct {
+	view render.View
+	info *fileInfo
+	off  int64
+}
+
+func (f *openFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *openFile) Close() error               { return nil }
+
+func (f *openFile) Read(p []byte) (int, error) {
+	n, err := f.view.ReadAt(p, f.off)
+	f.off += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (f *openFile) ReadAt(p []byte, off int64) (int, error) { return f.view.ReadAt(p, off) }
+
+func (f *openFile) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += f.off
+	case io.SeekEnd:
+		size, err := f.view.Size()
+		if err != nil {
+			return 0, err
+		}
+		offset += size
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: f.info.name, Err: fs.ErrInvalid}
+	}
+	f.off = offset
+	return offset, nil
+}
+
+type openDir struct {
+	fsys *FS
+	dir  *Dir
+	info *fileInfo
+	next int
+}
+
+func (d *openDir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *openDir) Close() error               { return nil }
+func (d *openDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: fs.ErrInvalid}
+}
+
+func (d *openDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	total := d.dir.Len()
+	if n <= 0 {
+		n = total - d.next
+	} else if d.next >= total {
+		return nil, io.EOF
+	}
+	var out []fs.DirEntry
+	for ; n > 0 && d.next < total; n-- {
+		e := d.dir.At(d.next)
+		out = append(out, &fileInfo{name: e.Name, node: e.Node, modTime: d.fsys.modTime})
+		d.next++
+	}
+	return out, nil
+}

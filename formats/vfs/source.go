@@ -1,0 +1,211 @@
+package vfs
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	log "github.com/sirupsen/logrus"
+
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A Format recognises one kind of input and builds its tree.
+type Format struct {
+	Name     string // short name, e.g. "ovni"
+	Supports string // one line: which inputs and versions it reads
+	// Detect looks at the content of path (a file or a directory) and
+	// reports whether it holds this format, with a one-line summary.
+	Detect func(path string) (summary string, ok bool)
+	// Open builds the tree of the source at path. Mount-time work only:
+	// headers and directory structure.
+	Open func(path string) (*Source, error)
+}
+
+// A Field is one key/value line of `hpcfs info`.
+type Field struct{ Key, Value string }
+
+// A Source is one opened input: its tree and what describes it.
+type Source struct {
+	Format  string // Format.Name
+	Version string // detected version and variant
+	Path    string
+	Root    *Dir
+	Errors  *Errors
+	Info    []Field   // counts and facts for `hpcfs info`
+	ModTime time.Time // reported by every entry of the tree
+	closers []io.Closer
+}
+
+// NewSource returns a Source whose root already holds _errors.txt and
+// raw/ (the original files of path, byte for byte).
+func NewSource(format, version, path string) *Source {
+	s := &Source{Format: format, Version: version, Path: path, Root: NewDir(), Errors: NewErrors()}
+	s.ModTime = time.Now()
+	if fi, err := os.Stat(path); err == nil {
+		s.ModTime = fi.ModTime()
+	}
+	s.Root.AddFile("_errors.txt", s.Errors.View())
+	s.Root.Add("raw", Raw(path))
+	return s
+}
+
+// AddInfo appends a line to the source's `hpcfs info`.
+func (s *Source) AddInfo(key string, value any) {
+	s.Info = append(s.Info, Field{key, fmt.Sprint(value)})
+}
+
+// OnClose registers c to be closed with the source.
+func (s *Source) OnClose(c io.Closer) { s.closers = append(s.closers, c) }
+
+// Close releases the source's files.
+func (s *Source) Close() error {
+	var first error
+	for _, c := range s.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// FS returns the source's tree as an io/fs.FS.
+func (s *Source) FS() *FS { return NewFS(s.Root, s.ModTime) }
+
+// Errors collects the decode problems found so far, one line each, as the
+// volatile _errors.txt view; each new problem is also logged once.
+type Errors struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	log  render.Log
+}
+
+// NewErrors returns an empty error list.
+func NewErrors() *Errors { return &Errors{seen: map[string]bool{}} }
+
+// Report records err against the view or file called where.
+func (e *Errors) Report(where string, err error) {
+	line := where + ": " + strings.ReplaceAll(err.Error(), "\n", " ")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.seen[line] {
+		return
+	}
+	e.seen[line] = true
+	e.log.Add(line)
+	log.WithField("path", where).Warn(err)
+}
+
+// Reporter returns a callback that reports errors against where.
+func (e *Errors) Reporter(where string) func(error) {
+	return func(err error) { e.Report(where, err) }
+}
+
+// Lines returns the problems reported so far.
+func (e *Errors) Lines() []string {
+	n, _ := e.log.Size()
+	b := make([]byte, n)
+	e.log.ReadAt(b, 0)
+	s := strings.TrimSuffix(string(b), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// View returns the volatile _errors.txt view.
+func (e *Errors) View() render.View { return &e.log }
+
+// Raw returns the raw/ directory for path: the file itself when path is a
+// file, or the directory's regular files and subdirectories, mirrored
+// lazily.
+func Raw(path string) *Dir {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.IsDir() {
+		d := NewDir()
+		d.AddFile(filepath.Base(path), render.Passthrough(path))
+		return d
+	}
+	return mirror(path)
+}
+
+func mirror(dir string) *Dir {
+	return Lazy(func() []Entry {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil
+		}
+		var out []Entry
+		for _, de := range des {
+			p := filepath.Join(dir, de.Name())
+			switch {
+			case de.Type().IsRegular():
+				out = append(out, Entry{de.Name(), NewFile(render.Passthrough(p))})
+			case de.IsDir():
+				out = append(out, Entry{de.Name(), mirror(p)})
+			}
+		}
+		return out
+	})
+}
+
+// maxName bounds names made from data; Linux allows 255 bytes.
+const maxName = 200
+
+// SafeName turns a name that comes from data into a file name: no '/', no
+// NUL, not "." or "..", not empty, at most 200 bytes of valid UTF-8.
+func SafeName(s string) string {
+	s = strings.ToValidUTF8(s, "_")
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == 0 || r < 0x20 || r == 0x7f {
+			return '_'
+		}
+		return r
+	}, s)
+	if len(s) > maxName {
+		cut := maxName
+		for cut > 0 && !utf8RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
+	switch s {
+	case "", ".", "..":
+		s = "_" + s
+	}
+	return s
+}
+
+func utf8RuneStart(b byte) bool { return b&0xc0 != 0x80 }
+
+// UniqueNames makes each name safe and resolves collisions
+// deterministically: later duplicates (in input order) get "~2", "~3", ...
+// before any extension.
+func UniqueNames(names []string) []string {
+	out := make([]string, len(names))
+	used := make(map[string]bool, len(names))
+	for i, n := range names {
+		out[i] = SafeName(n)
+	}
+	for i, n := range out {
+		if !used[n] {
+			used[n] = true
+			continue
+		}
+		ext := filepath.Ext(n)
+		base := strings.TrimSuffix(n, ext)
+		for k := 2; ; k++ {
+			cand := fmt.Sprintf("%s~%d%s", base, k, ext)
+			if !used[cand] {
+				out[i] = cand
+				used[cand] = true
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package vfs
+
+import (
+	"container/list"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A Node is a *File or a *Dir.
+type Node interface{ isNode() }
+
+// A File is a generated or passed-through regular file.
+type File struct {
+	View render.View
+}
+
+func (*File) isNode() {}
+
+// NewFile returns a File node serving v.
+func NewFile(v render.View) *File { return &File{View: v} }
+
+// An Entry is one named child of a Dir.
+type Entry struct {
+	Name string
+	Node Node
+}
+
+// A Dir is a directory. Its entries are static (Add), produced once on
+// first listing (Lazy), or made on demand from an index (Indexed).
+type Dir struct {
+	mu      sync.Mutex
+	entries []Entry // sorted by name once listed
+	sorted  bool
+	lazy    func() []Entry
+
+	indexed *indexed
+}
+
+func (*Dir) isNode() {}
+
+// NewDir returns an empty static directory.
+func NewDir() *Dir { return &Dir{} }
+
+// Lazy returns a directory whose entries fn produces on first use.
+func Lazy(fn func() []Entry) *Dir { return &Dir{lazy: fn} }
+
+// Add adds a child. Names must be unique; Add is for building a tree
+// before it is served.
+func (d *Dir) Add(name string, n Node) {
+	d.mu.Lock()
+	d.entries = append(d.entries, Entry{name, n})
+	d.sorted = false
+	d.mu.Unlock()
+}
+
+// AddFile adds a file serving v.
+func (d *Dir) AddFile(name string, v render.View) { d.Add(name, NewFile(v)) }
+
+// AddDir adds and returns a new static subdirectory.
+func (d *Dir) AddDir(name string) *Dir {
+	sub := NewDir()
+	d.Add(name, sub)
+	return sub
+}
+
+// Indexed returns a directory of n entries made on demand: name(i) gives
+// the i-th name, and names must be strictly increasing in i, so lookups
+// are binary searches; node(i) builds the i-th node. Recently built nodes
+// are kept, up to a bound, so their views keep their sizes.
+func Indexed(n int, name func(i int) string, node func(i int) Node) *Dir {
+	return &Dir{indexed: &indexed{n: n, name: name, node: node, memo: map[int]*list.Element{}, order: list.New()}}
+}
+
+type indexed struct {
+	n    int
+	name func(int) string
+	node func(int) Node
+
+	mu    sync.Mutex
+	memo  map[int]*list.Element
+	order *list.List
+}
+
+const indexedMemo = 4096
+
+type memoEntry struct {
+	i    int
+	node Node
+}
+
+func (x *indexed) get(i int) Node {
+	x.mu.Lock()
+	if e, ok := x.memo[i]; ok {
+		x.order.MoveToFront(e)
+		x.mu.Unlock()
+		return e.Value.(*memoEntry).node
+	}
+	x.mu.Unlock()
+	n := x.node(i)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if e, ok := x.memo[i]; ok {
+		return e.Value.(*memoEntry).node
+	}
+	x.memo[i] = x.order.PushFront(&memoEntry{i, n})
+	if x.order.Len() > indexedMemo {
+		e := x.order.Back()
+		x.order.Remove(e)
+		delete(x.memo, e.Value.(*memoEntry).i)
+	}
+	return n
+}
+
+func (d *Dir) list() []Entry {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.lazy != nil {
+		d.entries = append(d.entries, d.lazy()...)
+		d.lazy = nil
+		d.sorted = false
+	}
+	if !d.sorted {
+		slices.SortFunc(d.entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+		d.entries = slices.CompactFunc(d.entries, func(a, b Entry) bool { return a.Name == b.Name })
+		d.sorted = true
+	}
+	return d.entries
+}
+
+// Len is the number of entries.
+func (d *Dir) Len() int {
+	if d.indexed != nil {
+		return d.indexed.n
+	}
+	return len(d.list())
+}
+
+// Names returns the entry names in order, calling fn for each until it
+// returns false.
+func (d *Dir) Names(fn func(name string) bool) {
+	if x := d.indexed; x != nil {
+		for i := 0; i < x.n; i++ {
+			if !fn(x.name(i)) {
+				return
+			}
+		}
+		return
+	}
+	for _, e := range d.list() {
+		if !fn(e.Name) {
+			return
+		}
+	}
+}
+
+// At returns the i-th entry in name order.
+func (d *Dir) At(i int) Entry {
+	if x := d.indexed; x != nil {
+		return Entry{x.name(i), x.get(i)}
+	}
+	return d.list()[i]
+}
+
+// Lookup returns the child called name, or nil.
+func (d *Dir) Lookup(name string) Node {
+	if x := d.indexed; x != nil {
+		lo, hi := 0, x.n
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if x.name(mid) < name {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo < x.n && x.name(lo) == name {
+			return x.get(lo)
+		}
+		return nil
+	}
+	entries := d.list()
+	i, ok := slices.BinarySearchFunc(entries, name, func(e Entry, n string) int { return strings.Compare(e.Name, n) })
+	if !ok {
+		return nil
+	}
+	return entries[i].Node
+}
+
+// Walk returns the node at the slash-separated path below d ("." is d).
+func (d *Dir) Walk(path string) Node {
+	var n Node = d
+	if path == "." || path == "" {
+		return n
+	}
+	for _, part := range strings.Split(path, "/") {
+		dir, ok := n.(*Dir)
+		if !ok {
+			return nil
+		}
+		n = dir.Lookup(part)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// Volatile reports whether the file's content changes while mounted.
+func (f *File) Volatile() bool {
+	v, ok := f.View.(render.Volatile)
+	return ok && v.Volatile()
+}

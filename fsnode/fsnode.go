@@ -1,0 +1,236 @@
+// Package fsnode serves any io/fs.FS tree as a read-only FUSE mount. It is
+// the only package that imports go-fuse.
+//
+// Files must implement io.ReaderAt and report their exact size in Stat.
+// A file whose FileInfo.Sys() has a Volatile() method returning true is
+// served with direct I/O and no attribute caching (logs, status files);
+// every other file is immutable and served from the page cache
+// (FOPEN_KEEP_CACHE) with long timeouts.
+package fsnode
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"io"
+	iofs "io/fs"
+	"path"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	log "github.com/sirupsen/logrus"
+)
+
+// Options configure a mount.
+type Options struct {
+	FsName     string   // first column of mount(8) and df: usually the source path
+	AllowOther bool     // let other users read the mount
+	Debug      bool     // log the FUSE protocol
+	Extra      []string // further -o options
+	// DirectMount calls mount(2) itself (works as root) before falling
+	// back to fusermount3.
+	DirectMount bool
+}
+
+// cacheTimeout is how long the kernel may cache names and attributes:
+// the data never changes under a mount.
+const cacheTimeout = time.Hour
+
+// Mount serves fsys at dir and returns the running server.
+func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
+	timeout := cacheTimeout
+	root := &node{fsys: fsys, path: "."}
+	fsopts := &fs.Options{
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		RootStableAttr:  &fs.StableAttr{Mode: syscall.S_IFDIR, Ino: 1},
+		MountOptions: fuse.MountOptions{
+			FsName:            opts.FsName,
+			Name:              "hpcfs",
+			AllowOther:        opts.AllowOther,
+			Debug:             opts.Debug,
+			Options:           append([]string{"ro"}, opts.Extra...),
+			MaxWrite:          1 << 20,
+			DisableXAttrs:     true,
+			DirectMount:       opts.DirectMount,
+			ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_DIRECT_IO_ALLOW_MMAP,
+			PanicHandler: func(v any) fuse.Status {
+				log.WithField("panic", v).Error("fuse handler panicked; answering EIO")
+				return fuse.EIO
+			},
+		},
+	}
+	if opts.FsName == "" {
+		fsopts.MountOptions.FsName = "hpcfs"
+	}
+	return fs.Mount(dir, root, fsopts)
+}
+
+type node struct {
+	fs.Inode
+	fsys iofs.FS
+	path string
+}
+
+var (
+	_ = (fs.NodeLookuper)((*node)(nil))
+	_ = (fs.NodeReaddirer)((*node)(nil))
+	_ = (fs.NodeGetattrer)((*node)(nil))
+	_ = (fs.NodeOpener)((*node)(nil))
+	_ = (fs.NodeReader)((*node)(nil))
+)
+
+func inode(p string) uint64 {
+	if p == "." {
+		return 1
+	}
+	h := fnv.New64a()
+	io.WriteString(h, p)
+	ino := h.Sum64()
+	if ino <= 1 {
+		ino += 2
+	}
+	return ino
+}
+
+func volatile(info iofs.FileInfo) bool {
+	v, ok := info.Sys().(interface{ Volatile() bool })
+	return ok && v.Volatile()
+}
+
+func fillAttr(info iofs.FileInfo, p string, a *fuse.Attr) {
+	a.Ino = inode(p)
+	a.Size = uint64(info.Size())
+	a.Blocks = (a.Size + 511) / 512
+	a.Blksize = 4096
+	mt := info.ModTime()
+	a.SetTimes(&mt, &mt, &mt)
+	if info.IsDir() {
+		a.Mode = syscall.S_IFDIR | 0o555
+		a.Nlink = 2
+	} else {
+		a.Mode = syscall.S_IFREG | 0o444
+		a.Nlink = 1
+	}
+}
+
+func (n *node) child(name string) string {
+	if n.path == "." {
+		return name
+	}
+	return path.Join(n.path, name)
+}
+
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs.Inode, syscall.Errno) {
+	p := n.child(name)
+	info, err := iofs.Stat(n.fsys, p)
+	if err != nil {
+		return nil, errno(p, err)
+	}
+	fillAttr(info, p, &out.Attr)
+	if volatile(info) {
+		out.SetAttrTimeout(0)
+	}
+	mode := uint32(syscall.S_IFREG)
+	if info.IsDir() {
+		mode = syscall.S_IFDIR
+	}
+	child := &node{fsys: n.fsys, path: p}
+	return n.NewInode(ctx, child, fs.StableAttr{Mode: mode, Ino: inode(p)}), 0
+}
+
+func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	des, err := iofs.ReadDir(n.fsys, n.path)
+	if err != nil {
+		return nil, errno(n.path, err)
+	}
+	entries := make([]fuse.DirEntry, len(des))
+	for i, de := range des {
+		mode := uint32(syscall.S_IFREG)
+		if de.IsDir() {
+			mode = syscall.S_IFDIR
+		}
+		entries[i] = fuse.DirEntry{Name: de.Name(), Mode: mode, Ino: inode(n.child(de.Name()))}
+	}
+	return fs.NewListDirStream(entries), 0
+}
+
+func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	info, err := iofs.Stat(n.fsys, n.path)
+	if err != nil {
+		return errno(n.path, err)
+	}
+	fillAttr(info, n.path, &out.Attr)
+	if volatile(info) {
+		out.SetTimeout(0)
+	}
+	return 0
+}
+
+type handle struct {
+	r io.ReaderAt
+	c io.Closer
+}
+
+var _ = (fs.FileReleaser)((*handle)(nil))
+
+func (h *handle) Release(ctx context.Context) syscall.Errno {
+	h.c.Close()
+	return 0
+}
+
+func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC|syscall.O_APPEND) != 0 {
+		return nil, 0, syscall.EROFS
+	}
+	f, err := n.fsys.Open(n.path)
+	if err != nil {
+		return nil, 0, errno(n.path, err)
+	}
+	r, ok := f.(io.ReaderAt)
+	if !ok {
+		f.Close()
+		return nil, 0, syscall.EIO
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, errno(n.path, err)
+	}
+	if volatile(info) {
+		return &handle{r, f}, fuse.FOPEN_DIRECT_IO, 0
+	}
+	return &handle{r, f}, fuse.FOPEN_KEEP_CACHE, 0
+}
+
+func (n *node) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	h, ok := fh.(*handle)
+	if !ok {
+		return nil, syscall.EBADF
+	}
+	k, err := h.r.ReadAt(dest, off)
+	if err != nil && err != io.EOF {
+		return nil, errno(n.path, err)
+	}
+	return fuse.ReadResultData(dest[:k]), 0
+}
+
+// errno maps an error to the answer the kernel gets, logging the ones
+// that are not a plain "no such file".
+func errno(p string, err error) syscall.Errno {
+	switch {
+	case errors.Is(err, iofs.ErrNotExist):
+		return syscall.ENOENT
+	case errors.Is(err, iofs.ErrInvalid):
+		return syscall.EINVAL
+	case errors.Is(err, iofs.ErrPermission):
+		return syscall.EACCES
+	case errors.Is(err, context.Canceled):
+		return syscall.EINTR
+	}
+	log.WithFields(log.Fields{"path": p, "err": err}).Warn("read failed")
+	return syscall.EIO
+}

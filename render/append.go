@@ -1,0 +1,133 @@
+package render
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// AppendFloat appends the shortest decimal that reads back as f. Numbers
+// with magnitude in [1e-6, 1e21) are written without an exponent, so that
+// spreadsheets and awk see plain decimals; others use strconv's 'g' form.
+// NaN and infinities are written as nan, inf and -inf.
+func AppendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "nan"...)
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return append(dst, '0')
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		return strconv.AppendFloat(dst, f, 'f', -1, 64)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+// FormatFloat is AppendFloat as a string.
+func FormatFloat(f float64) string { return string(AppendFloat(nil, f)) }
+
+const hexDigits = "0123456789abcdef"
+
+// AppendHex appends v as 0x followed by lower-case hex digits.
+func AppendHex(dst []byte, v uint64) []byte {
+	dst = append(dst, '0', 'x')
+	return strconv.AppendUint(dst, v, 16)
+}
+
+// AppendHexPadded appends v as 0x and exactly width lower-case hex digits
+// (more when v needs them).
+func AppendHexPadded(dst []byte, v uint64, width int) []byte {
+	dst = append(dst, '0', 'x')
+	var buf [16]byte
+	i := len(buf)
+	for v != 0 || i == len(buf) {
+		i--
+		buf[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+	for n := len(buf) - i; n < width; n++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, buf[i:]...)
+}
+
+// AppendHexBytes appends each byte of b as two lower-case hex digits.
+func AppendHexBytes(dst []byte, b []byte) []byte {
+	for _, c := range b {
+		dst = append(dst, hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return dst
+}
+
+// AppendPadded appends v in decimal, zero-padded to width digits.
+func AppendPadded(dst []byte, v uint64, width int) []byte {
+	n := DecimalLen(v)
+	for ; n < width; n++ {
+		dst = append(dst, '0')
+	}
+	return strconv.AppendUint(dst, v, 10)
+}
+
+// DecimalLen is the number of decimal digits of v.
+func DecimalLen(v uint64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// FieldNeedsQuotes reports whether s must be quoted in a CSV field. It
+// follows encoding/csv's rule, so the output reads back with encoding/csv
+// and with RFC 4180 readers.
+func FieldNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` {
+		return true
+	}
+	if strings.ContainsAny(s, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+// AppendCSVField appends s as one CSV field, quoted when needed, with
+// encoding/csv's quoting (quotes doubled, \r\n kept as written).
+func AppendCSVField(dst []byte, s string) []byte {
+	if !FieldNeedsQuotes(s) {
+		return append(dst, s...)
+	}
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			dst = append(dst, '"', '"')
+		} else {
+			dst = append(dst, s[i])
+		}
+	}
+	return append(dst, '"')
+}
+
+// AppendCSVRow appends fields as one CSV record ending in \n.
+func AppendCSVRow(dst []byte, fields ...string) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendCSVField(dst, f)
+	}
+	return append(dst, '\n')
+}

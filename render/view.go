@@ -1,0 +1,283 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+// A View is the content of one generated file. Size is exact; ReadAt may
+// be called concurrently and never re-renders the view from byte 0. Both
+// report an error only when the underlying input fails or changes; a view
+// whose input turns out malformed part-way simply ends there.
+type View interface {
+	Size() (int64, error)
+	io.ReaderAt
+}
+
+// A Generator renders a view as a sequence of records. Start returns a
+// cursor at a position previously returned by Cursor.State, or at the
+// beginning when state is nil. Cursors are used by one goroutine at a time;
+// a Generator is called concurrently.
+type Generator interface {
+	Start(state any) (Cursor, error)
+}
+
+// A Cursor renders records one after the other.
+//
+// Next appends one or more whole records to dst and returns the extended
+// slice. At the end it returns io.EOF. Any other error ends the view after
+// the bytes appended so far: malformed input (decode.ErrFormat and its
+// kin) is reported once through the view's error callback; anything else is
+// an I/O failure that makes reads fail with that error.
+//
+// State returns a value from which Generator.Start resumes at the current
+// position (between two records). It must not share mutable memory with
+// the cursor.
+type Cursor interface {
+	Next(dst []byte) ([]byte, error)
+	State() any
+}
+
+// A Lengther is a Cursor that can also step over its next records without
+// rendering them; sizing uses it when present. NextLen returns the number
+// of bytes the next call to Next would append, advancing past them.
+type Lengther interface {
+	NextLen() (int64, error)
+}
+
+// GeneratorFunc adapts a function to the Generator interface.
+type GeneratorFunc func(state any) (Cursor, error)
+
+// Start calls f(state).
+func (f GeneratorFunc) Start(state any) (Cursor, error) { return f(state) }
+
+// IsDataError reports whether err describes malformed input rather than a
+// failing reader.
+func IsDataError(err error) bool {
+	return errors.Is(err, decode.ErrFormat) || errors.Is(err, decode.ErrTruncated) ||
+		errors.Is(err, decode.ErrUnsupportedVersion) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// ErrChanged is returned when a view renders differently than it was sized,
+// which only happens when its input changed under the mount.
+var ErrChanged = errors.New("source changed since the view was sized")
+
+const (
+	checkpointEvery   = 64 << 10 // output bytes between two checkpoints
+	segmentCheckpoint = 16       // checkpoints per cached segment (~1 MiB)
+)
+
+type checkpoint struct {
+	off   int64
+	state any
+}
+
+// Stream returns a View over records from gen. The first Size or ReadAt
+// renders (or, with a Lengther, measures) the whole view once, recording a
+// checkpoint every 64 KiB of output; concurrent callers share that pass.
+// Afterwards a read renders at most the ~1 MiB segment around it, from the
+// nearest checkpoint, and segments are cached under a global byte budget.
+// onDataError, when not nil, receives the malformed-input error that ended
+// the view, once.
+func Stream(gen Generator, onDataError func(error)) View {
+	return &stream{gen: gen, onDataError: onDataError}
+}
+
+type stream struct {
+	gen         Generator
+	onDataError func(error)
+
+	mu     sync.Mutex
+	sized  bool
+	sizing chan struct{} // closed when the sizing pass ends
+	size   int64
+	cps    []checkpoint
+	err    error
+}
+
+func (s *stream) Size() (int64, error) {
+	if err := s.ensureSized(); err != nil {
+		return 0, err
+	}
+	return s.size, nil
+}
+
+func (s *stream) ensureSized() error {
+	s.mu.Lock()
+	if s.sized {
+		s.mu.Unlock()
+		return s.err
+	}
+	if s.sizing != nil {
+		ch := s.sizing
+		s.mu.Unlock()
+		<-ch
+		return s.ensureSized()
+	}
+	ch := make(chan struct{})
+	s.sizing = ch
+	s.mu.Unlock()
+
+	size, cps, err := s.measure()
+	s.mu.Lock()
+	s.size, s.cps, s.err, s.sized = size, cps, err, true
+	s.sizing = nil
+	s.mu.Unlock()
+	close(ch)
+	return err
+}
+
+func (s *stream) measure() (int64, []checkpoint, error) {
+	c, err := s.gen.Start(nil)
+	if err != nil {
+		return s.endOn(err, 0, []checkpoint{{0, nil}})
+	}
+	cps := []checkpoint{{0, c.State()}}
+	var off int64
+	var buf []byte
+	lengther, _ := c.(Lengther)
+	for {
+		if off-cps[len(cps)-1].off >= checkpointEvery {
+			cps = append(cps, checkpoint{off, c.State()})
+		}
+		var n int64
+		if lengther != nil {
+			n, err = lengther.NextLen()
+		} else {
+			buf, err = c.Next(buf[:0])
+			n = int64(len(buf))
+			if cap(buf) > 4<<20 {
+				buf = nil
+			}
+		}
+		off += n
+		if err == io.EOF {
+			return off, cps, nil
+		}
+		if err != nil {
+			return s.endOn(err, off, cps)
+		}
+	}
+}
+
+func (s *stream) endOn(err error, off int64, cps []checkpoint) (int64, []checkpoint, error) {
+	if err == io.EOF {
+		return off, cps, nil
+	}
+	if IsDataError(err) {
+		if s.onDataError != nil {
+			s.onDataError(err)
+		}
+		return off, cps, nil
+	}
+	return off, cps, err
+}
+
+func (s *stream) ReadAt(p []byte, off int64) (int, error) {
+	if err := s.ensureSized(); err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("render: negative offset %d", off)
+	}
+	n := 0
+	for n < len(p) && off < s.size {
+		seg := s.segmentOf(off)
+		data, start, err := s.segment(seg)
+		if err != nil {
+			return n, err
+		}
+		k := copy(p[n:], data[off-start:])
+		n += k
+		off += int64(k)
+		if off >= start+int64(len(data)) && off < s.size {
+			s.prefetch(seg + 1)
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (s *stream) segmentOf(off int64) int {
+	lo, hi := 0, len(s.cps)
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if s.cps[mid].off <= off {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo / segmentCheckpoint
+}
+
+func (s *stream) bounds(seg int) (start, end int64) {
+	first := seg * segmentCheckpoint
+	start = s.cps[first].off
+	end = s.size
+	if next := first + segmentCheckpoint; next < len(s.cps) {
+		end = s.cps[next].off
+	}
+	return start, end
+}
+
+func (s *stream) segment(seg int) ([]byte, int64, error) {
+	start, end := s.bounds(seg)
+	key := segmentKey{s, seg}
+	if data, ok := segments.get(key); ok {
+		return data, start, nil
+	}
+	data, err := s.renderSegment(seg, start, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	segments.put(key, data)
+	return data, start, nil
+}
+
+func (s *stream) renderSegment(seg int, start, end int64) ([]byte, error) {
+	c, err := s.gen.Start(s.cps[seg*segmentCheckpoint].state)
+	if err != nil {
+		return nil, err
+	}
+	want := end - start
+	buf := make([]byte, 0, want+4096)
+	for int64(len(buf)) < want {
+		buf, err = c.Next(buf)
+		if err != nil {
+			break
+		}
+	}
+	if int64(len(buf)) < want {
+		if err != nil && err != io.EOF && !IsDataError(err) {
+			return nil, err
+		}
+		return nil, ErrChanged
+	}
+	return buf[:want:want], nil
+}
+
+func (s *stream) prefetch(seg int) {
+	if seg*segmentCheckpoint >= len(s.cps) {
+		return
+	}
+	key := segmentKey{s, seg}
+	if !segments.claim(key) {
+		return
+	}
+	go func() {
+		start, end := s.bounds(seg)
+		data, err := s.renderSegment(seg, start, end)
+		if err != nil {
+			segments.release(key)
+			return
+		}
+		segments.put(key, data)
+	}()
+}

@@ -1,0 +1,156 @@
+package render
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+// lines renders n numbered lines and fails with a data error at failAt.
+type lines struct {
+	n, failAt int
+	starts    int
+	mu        sync.Mutex
+}
+
+type linesCursor struct {
+	g *lines
+	i int
+}
+
+func (g *lines) Start(state any) (Cursor, error) {
+	g.mu.Lock()
+	g.starts++
+	g.mu.Unlock()
+	i, _ := state.(int)
+	return &linesCursor{g, i}, nil
+}
+
+func (c *linesCursor) State() any { return c.i }
+
+func (c *linesCursor) Next(dst []byte) ([]byte, error) {
+	if c.i == c.g.failAt {
+		return dst, &decode.FormatError{Format: "test", Off: int64(c.i), Msg: "bad record"}
+	}
+	if c.i >= c.g.n {
+		return dst, io.EOF
+	}
+	dst = append(dst, "line "...)
+	dst = strconv.AppendInt(dst, int64(c.i), 10)
+	dst = append(dst, padding(c.i%7)...)
+	c.i++
+	return append(dst, '\n'), nil
+}
+
+func padding(n int) string { return string(bytes.Repeat([]byte{'x'}, n*13)) }
+
+func reference(n int) []byte {
+	var b []byte
+	c := &linesCursor{g: &lines{n: n, failAt: -1}}
+	for {
+		var err error
+		b, err = c.Next(b)
+		if err != nil {
+			return b
+		}
+	}
+}
+
+func TestStreamSizeAndRandomReads(t *testing.T) {
+	const n = 200000
+	want := reference(n)
+	v := Stream(&lines{n: n, failAt: -1}, nil)
+	size, err := v.Size()
+	if err != nil || size != int64(len(want)) {
+		t.Fatalf("Size = %d, %v; want %d", size, err, len(want))
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(seed int64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(seed))
+			for i := 0; i < 200; i++ {
+				off := rng.Int63n(size + 10)
+				buf := make([]byte, rng.Intn(300000))
+				k, err := v.ReadAt(buf, off)
+				end := min(off+int64(len(buf)), size)
+				if off > size {
+					end = off
+				}
+				if err != nil && err != io.EOF {
+					t.Error(err)
+					return
+				}
+				if (err == io.EOF) != (off+int64(len(buf)) > size) {
+					t.Errorf("ReadAt(%d, %d) err = %v", off, len(buf), err)
+				}
+				if off <= size && !bytes.Equal(buf[:k], want[off:end]) {
+					t.Errorf("ReadAt(%d, %d) differs", off, len(buf))
+					return
+				}
+			}
+		}(int64(g))
+	}
+	wg.Wait()
+}
+
+func TestStreamResumesFromCheckpoint(t *testing.T) {
+	g := &lines{n: 500000, failAt: -1}
+	v := Stream(g, nil)
+	size, _ := v.Size()
+	buf := make([]byte, 100)
+	before := g.starts
+	if _, err := v.ReadAt(buf, size-100); err != nil {
+		t.Fatal(err)
+	}
+	if want := reference(500000)[size-100:]; !bytes.Equal(buf, want) {
+		t.Fatalf("tail = %q, want %q", buf, want)
+	}
+	if g.starts-before > 2 {
+		t.Fatalf("reading the tail started %d cursors", g.starts-before)
+	}
+}
+
+func TestStreamEndsAtDataError(t *testing.T) {
+	var reported []error
+	v := Stream(&lines{n: 100, failAt: 40}, func(err error) { reported = append(reported, err) })
+	size, err := v.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reference(40)
+	if size != int64(len(want)) {
+		t.Fatalf("size %d, want %d", size, len(want))
+	}
+	if len(reported) != 1 || !errors.Is(reported[0], decode.ErrFormat) {
+		t.Fatalf("reported %v", reported)
+	}
+	got := make([]byte, size)
+	if _, err := v.ReadAt(got, 0); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("content differs: %v", err)
+	}
+}
+
+func TestAppendFloat(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {1, "1"}, {0.1, "0.1"}, {1e20, "100000000000000000000"}, {1e21, "1e+21"},
+		{1e-6, "0.000001"}, {1e-7, "1e-07"}, {-2.5, "-2.5"}, {123456789.125, "123456789.125"},
+	} {
+		if got := FormatFloat(tc.f); got != tc.want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", tc.f, got, tc.want)
+		}
+		if back, err := strconv.ParseFloat(FormatFloat(tc.f), 64); err != nil || back != tc.f {
+			t.Errorf("%v does not round-trip: %v %v", tc.f, back, err)
+		}
+	}
+}
