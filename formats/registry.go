@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 )
 
 // All lists the formats in detection order.
-var All = []vfs.Format{}
+var All = []vfs.Format{
+	ovni.Format,
+}
 
 // ErrUnknown is returned when no format recognises a source.
 var ErrUnknown = errors.New("no supported format")

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func cleanTreePath(p string) string {
+	p = path.Clean("/" + p)
+	if p == "/" {
+		return "."
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+func treeErr(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &exitError{exitNotFound, err}
+	}
+	return &exitError{exitFailure, err}
+}
+
+func newLsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "ls SOURCE [PATH]",
+		Short: "List a directory of the tree SOURCE mounts as, with sizes",
+		Args:  cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, cleanup, err := openSource(args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			p := "."
+			if len(args) == 2 {
+				p = cleanTreePath(args[1])
+			}
+			fsys := src.FS()
+			info, err := fs.Stat(fsys, p)
+			if err != nil {
+				return treeErr(err)
+			}
+			out := cmd.OutOrStdout()
+			if !info.IsDir() {
+				fmt.Fprintf(out, "%12d  %s\n", info.Size(), info.Name())
+				return nil
+			}
+			des, err := fs.ReadDir(fsys, p)
+			if err != nil {
+				return treeErr(err)
+			}
+			for _, de := range des {
+				if de.IsDir() {
+					fmt.Fprintf(out, "%12s  %s/\n", "-", de.Name())
+					continue
+				}
+				fi, err := de.Info()
+				if err != nil {
+					return treeErr(err)
+				}
+				fmt.Fprintf(out, "%12d  %s\n", fi.Size(), de.Name())
+			}
+			return nil
+		},
+	}
+}
+
+func newCatCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cat SOURCE PATH",
+		Short: "Print a file of the tree SOURCE mounts as (the same bytes as the mount)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, cleanup, err := openSource(args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			f, err := src.FS().Open(cleanTreePath(args[1]))
+			if err != nil {
+				return treeErr(err)
+			}
+			defer f.Close()
+			if _, err := io.Copy(cmd.OutOrStdout(), f.(io.Reader)); err != nil {
+				return treeErr(err)
+			}
+			return nil
+		},
+	}
+}
+
+func newInfoCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "info SOURCE",
+		Short: "Say what SOURCE is: format, version and counts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, cleanup, err := openSource(args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "source: %s\nformat: %s\nversion: %s\n", src.Path, src.Format, src.Version)
+			for _, f := range src.Info {
+				fmt.Fprintf(out, "%s: %s\n", f.Key, f.Value)
+			}
+			return nil
+		},
+	}
+}
+
+func newExportCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "export SOURCE DIR",
+		Short: "Write the whole tree of SOURCE (without raw/) into DIR as ordinary files",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, cleanup, err := openSource(args[0])
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			fsys := src.FS()
+			return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return treeErr(err)
+				}
+				if p == "raw" {
+					return fs.SkipDir
+				}
+				dst := filepath.Join(args[1], filepath.FromSlash(p))
+				if d.IsDir() {
+					return os.MkdirAll(dst, 0o755)
+				}
+				in, err := fsys.Open(p)
+				if err != nil {
+					return treeErr(err)
+				}
+				defer in.Close()
+				out, err := os.Create(dst)
+				if err != nil {
+					return err
+				}
+				if _, err := io.Copy(out, in); err != nil {
+					out.Close()
+					return err
+				}
+				return out.Close()
+			})
+		},
+	}
+}

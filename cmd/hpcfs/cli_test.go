@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// hpcfsBin builds the command once per test run and returns its path.
+func hpcfsBin(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hpcfs-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hpcfs")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building hpcfs: %v", buildErr)
+	}
+	return binPath
+}
+
+// runCLI runs hpcfs with args and returns its standard output; a non-zero
+// exit fails the test.
+func runCLI(t testing.TB, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(hpcfsBin(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("hpcfs %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// runCLIExit runs hpcfs and returns its exit code and standard error.
+func runCLIExit(t testing.TB, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(hpcfsBin(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), stderr.String()
+	}
+	if err != nil {
+		t.Fatalf("hpcfs %s: %v", strings.Join(args, " "), err)
+	}
+	return 0, stderr.String()
+}
+
+// mountCLI runs `hpcfs mount source mnt` as a separate process, waits
+// until the mount is up and returns mnt. At cleanup it sends SIGTERM and
+// checks that the process exits 0 and the mount is gone. An empty source
+// mounts the demo.
+func mountCLI(t testing.TB, source string) string {
+	t.Helper()
+	fsnodetest.Require(t)
+	mnt := t.TempDir()
+	args := []string{"mount", mnt}
+	if source != "" {
+		args = []string{"mount", source, mnt}
+	}
+	cmd := exec.Command(hpcfsBin(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !mounted(mnt) {
+		select {
+		case err := <-exited:
+			t.Fatalf("hpcfs mount exited early: %v\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("hpcfs mount: not mounted after 20 s\n%s", stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("hpcfs mount exited with %v after SIGTERM\n%s", err, stderr.String())
+			}
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			lazyUnmount(mnt)
+			t.Errorf("hpcfs mount did not exit within 20 s of SIGTERM")
+		}
+		if mounted(mnt) {
+			lazyUnmount(mnt)
+			t.Errorf("%s still mounted after SIGTERM", mnt)
+		}
+	})
+	return mnt
+}

@@ -1,0 +1,51 @@
+// Command hpcfs mounts HPC performance data (HPCToolkit databases and
+// hpcrun profiles, DCPI profiles, ovni traces, webgrind files) read-only
+// as generated text and CSV files, and serves the same bytes without FUSE
+// through ls, cat, info and export.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	log "github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	log.SetOutput(os.Stderr)
+	log.SetFormatter(&log.TextFormatter{DisableTimestamp: true})
+	root := newRootCommand()
+	if err := root.Execute(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintln(os.Stderr, "hpcfs:", ee.err)
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "hpcfs:", err)
+		os.Exit(exitUsage)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	var level string
+	root := &cobra.Command{
+		Use:           "hpcfs",
+		Short:         "Mount HPC performance data as text and CSV files",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			lv, err := log.ParseLevel(level)
+			if err != nil {
+				return usageErr(err)
+			}
+			log.SetLevel(lv)
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
+	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
+		newInfoCommand(), newExportCommand())
+	return root
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	log "github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/hpcfs/hpcfs/fsnode"
+)
+
+func newMountCommand() *cobra.Command {
+	var opts []string
+	var debug, foreground bool
+	cmd := &cobra.Command{
+		Use:   "mount [flags] [SOURCE] MOUNTPOINT",
+		Short: "Mount SOURCE (or the built-in demo trace) at MOUNTPOINT, in the foreground",
+		Long: `Mount SOURCE read-only at MOUNTPOINT and serve it until SIGINT or SIGTERM,
+which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			source, mnt := "", args[len(args)-1]
+			if len(args) == 2 {
+				source = args[0]
+			}
+			return runMount(source, mnt, opts, debug)
+		},
+	}
+	cmd.Flags().StringSliceVarP(&opts, "options", "o", nil, "mount options, comma-separated (ro, allow_other, debug, ...)")
+	cmd.Flags().BoolVarP(&debug, "debug", "d", false, "log the FUSE protocol")
+	cmd.Flags().BoolVarP(&foreground, "foreground", "f", true, "run in the foreground (always on)")
+	return cmd
+}
+
+func runMount(source, mnt string, opts []string, debug bool) error {
+	mo := fsnode.Options{DirectMount: os.Geteuid() == 0}
+	for _, o := range opts {
+		switch o {
+		case "ro", "":
+		case "rw":
+			return usageErr(errors.New("hpcfs mounts are read-only: option rw is not supported"))
+		case "allow_other":
+			mo.AllowOther = true
+		case "debug":
+			mo.Debug = true
+		case "auto_unmount":
+			log.Warn("ignoring mount option auto_unmount: hpcfs unmounts on SIGINT/SIGTERM")
+		default:
+			mo.Extra = append(mo.Extra, o)
+		}
+	}
+	mo.Debug = mo.Debug || debug
+	if err := checkMountpoint(mnt); err != nil {
+		return err
+	}
+	src, cleanup, err := openSource(source)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	mo.FsName = src.Path
+	if source == "" {
+		mo.FsName = "hpcfs-demo"
+	}
+	srv, err := fsnode.Mount(mnt, src.FS(), mo)
+	if err != nil {
+		return exitErr(exitMount, "mount %s: %v", mnt, err)
+	}
+	if err := srv.WaitMount(); err != nil {
+		return exitErr(exitMount, "mount %s: %v", mnt, err)
+	}
+	what := src.Path
+	if source == "" {
+		what = "the demo trace (" + src.Path + ")"
+	}
+	log.Infof("mounted %s (%s %s) at %s; Ctrl-C or `hpcfs unmount %s` to stop", what, src.Format, src.Version, mnt, mnt)
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { srv.Wait(); close(done) }()
+	select {
+	case s := <-sig:
+		log.Infof("%v: unmounting %s", s, mnt)
+		if err := srv.Unmount(); err != nil {
+			log.Warnf("unmount: %v; trying a lazy unmount", err)
+			lazyUnmount(mnt)
+		}
+		<-done
+	case <-done:
+		log.Infof("%s was unmounted", mnt)
+	}
+	return nil
+}
+
+// checkMountpoint rejects a missing, non-directory, non-empty or busy
+// mountpoint, and clears a stale mount left by a killed server.
+func checkMountpoint(mnt string) error {
+	fi, err := os.Stat(mnt)
+	if errors.Is(err, syscall.ENOTCONN) {
+		log.Warnf("%s: stale mount of a server that died; unmounting it", mnt)
+		lazyUnmount(mnt)
+		fi, err = os.Stat(mnt)
+	}
+	if err != nil {
+		return exitErr(exitMountpoint, "mountpoint %s: %v", mnt, errors.Unwrap(err))
+	}
+	if !fi.IsDir() {
+		return exitErr(exitMountpoint, "mountpoint %s is not a directory", mnt)
+	}
+	if mounted(mnt) {
+		return exitErr(exitInUse, "mountpoint %s is already in use by another mount", mnt)
+	}
+	f, err := os.Open(mnt)
+	if err != nil {
+		return exitErr(exitMountpoint, "mountpoint %s: %v", mnt, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err != io.EOF {
+		return exitErr(exitMountpoint, "mountpoint %s is not empty", mnt)
+	}
+	return nil
+}
+
+// mounted reports whether dir is a mountpoint, from /proc/self/mountinfo.
+func mounted(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && unescapeMountinfo(fields[4]) == abs {
+			return true
+		}
+	}
+	return false
+}
+
+func unescapeMountinfo(s string) string {
+	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	return r.Replace(s)
+}
+
+func lazyUnmount(mnt string) error {
+	if err := exec.Command("fusermount3", "-u", "-z", mnt).Run(); err == nil {
+		return nil
+	}
+	return syscall.Unmount(mnt, syscall.MNT_DETACH)
+}
+
+func newUnmountCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "unmount MOUNTPOINT",
+		Short: "Unmount an hpcfs mount (like fusermount3 -u)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			mnt := args[0]
+			if !mounted(mnt) {
+				return exitErr(exitMountpoint, "%s is not mounted", mnt)
+			}
+			out, err := exec.Command("fusermount3", "-u", mnt).CombinedOutput()
+			if err == nil {
+				return nil
+			}
+			if err2 := syscall.Unmount(mnt, 0); err2 != nil {
+				return exitErr(exitFailure, "unmount %s: %s", mnt, strings.TrimSpace(fmt.Sprintf("%s %v", out, err2)))
+			}
+			return nil
+		},
+	}
+}

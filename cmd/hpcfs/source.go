@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/hpcfs/hpcfs/formats"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+)
+
+// openSource detects and opens path; an empty path opens the demo trace,
+// written to a temporary directory that cleanup removes.
+func openSource(path string) (src *vfs.Source, cleanup func(), err error) {
+	cleanup = func() {}
+	if path == "" {
+		dir, err := os.MkdirTemp("", "hpcfs-demo-")
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(dir) }
+		if path, err = ovnigen.WriteDemo(dir); err != nil {
+			cleanup()
+			return nil, func() {}, err
+		}
+	}
+	src, err = formats.Open(path)
+	if err != nil {
+		cleanup()
+		code := exitSource
+		if !errors.Is(err, formats.ErrUnknown) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+			code = exitFailure
+		}
+		return nil, func() {}, &exitError{code, err}
+	}
+	removeDemo := cleanup
+	return src, func() { src.Close(); removeDemo() }, nil
+}

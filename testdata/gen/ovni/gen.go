@@ -1,0 +1,204 @@
+// Package ovni writes synthetic ovni v1 traces: exact event encodings for
+// decoder tests, small traces (the built-in demo), and large traces for
+// benchmarks, written streaming.
+package ovni
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// An Event is one event to encode.
+type Event struct {
+	MCV     string // three characters
+	Clock   uint64
+	Payload []byte // normal events: 0 or 2..16 bytes
+	Jumbo   bool   // Payload is the jumbo data (any length)
+}
+
+// AppendEvent appends the little-endian encoding of ev.
+func AppendEvent(dst []byte, ev Event) []byte {
+	flags := byte(0)
+	switch {
+	case ev.Jumbo:
+		flags = 0x13
+	case len(ev.Payload) > 0:
+		flags = byte(len(ev.Payload) - 1)
+	}
+	dst = append(dst, flags, ev.MCV[0], ev.MCV[1], ev.MCV[2])
+	dst = binary.LittleEndian.AppendUint64(dst, ev.Clock)
+	if ev.Jumbo {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(ev.Payload)))
+	}
+	return append(dst, ev.Payload...)
+}
+
+// DumpLine is ovnidump's line for ev in stream loom.pid.tid (the layout
+// of ovnidump at the v1 specification commit), without the newline.
+func DumpLine(loom string, pid, tid int64, ev Event) string {
+	s := fmt.Sprintf("%s.%d.%d  %d  %s", loom, pid, tid, int64(ev.Clock), ev.MCV)
+	p := ev.Payload
+	if ev.Jumbo {
+		p = binary.LittleEndian.AppendUint32(nil, uint32(len(ev.Payload)))
+		p = append(p, ev.Payload...)
+	}
+	if len(p) > 0 {
+		s += " "
+		for _, b := range p {
+			s += fmt.Sprintf(":%02x", b)
+		}
+	}
+	return s
+}
+
+// A Stream is one thread's events.
+type Stream struct {
+	TID    int64
+	Events []Event
+}
+
+// A Proc is one process: its metadata.json text (written as is; "" for
+// none) and its streams.
+type Proc struct {
+	Loom     string
+	PID      int64
+	Metadata string
+	Streams  []Stream
+	Header   bool // write the 1.0.x stream header
+}
+
+// Write writes procs as an ovni trace under dir/ovni and returns that path.
+func Write(dir string, procs []Proc) (string, error) {
+	root := filepath.Join(dir, "ovni")
+	for _, p := range procs {
+		pdir := filepath.Join(root, "loom."+p.Loom, "proc."+strconv.FormatInt(p.PID, 10))
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			return "", err
+		}
+		if p.Metadata != "" {
+			if err := os.WriteFile(filepath.Join(pdir, "metadata.json"), []byte(p.Metadata), 0o644); err != nil {
+				return "", err
+			}
+		}
+		for _, s := range p.Streams {
+			var b []byte
+			if p.Header {
+				b = append([]byte("ovni"), 1, 0, 0, 0)
+			}
+			for _, ev := range s.Events {
+				b = AppendEvent(b, ev)
+			}
+			if err := os.WriteFile(filepath.Join(pdir, "thread."+strconv.FormatInt(s.TID, 10)), b, 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	return root, nil
+}
+
+// Metadata returns a metadata.json text as libovni writes it.
+func Metadata(appID int, rank, nranks int, cpus int) string {
+	s := fmt.Sprintf("{\n    \"version\": 1,\n    \"app_id\": %d", appID)
+	if nranks > 0 {
+		s += fmt.Sprintf(",\n    \"rank\": %d,\n    \"nranks\": %d", rank, nranks)
+	}
+	if cpus > 0 {
+		s += ",\n    \"cpus\": ["
+		for i := 0; i < cpus; i++ {
+			if i > 0 {
+				s += ","
+			}
+			s += fmt.Sprintf("\n        {\n            \"index\": %d,\n            \"phyid\": %d\n        }", i, 2*i+1)
+		}
+		s += "\n    ]"
+	}
+	return s + "\n}"
+}
+
+var plainMCVs = []string{"VTx", "VTe", "VTp", "VTr", "VSr", "VSs", "VS@", "VSh", "VSf", "OHp", "OHc", "KCO", "KCI", "OB."}
+
+// RandomEvents returns n events from seed with clocks increasing from
+// start: about 70 % without payload, 29 % with 2..16 bytes, 1 % jumbo.
+func RandomEvents(seed int64, n int, start uint64) []Event {
+	rng := rand.New(rand.NewSource(seed))
+	out := make([]Event, n)
+	clock := start
+	for i := range out {
+		clock += uint64(1 + rng.Intn(2000))
+		out[i] = randomEvent(rng, clock)
+	}
+	return out
+}
+
+func randomEvent(rng *rand.Rand, clock uint64) Event {
+	switch r := rng.Intn(100); {
+	case r < 70:
+		return Event{MCV: plainMCVs[rng.Intn(len(plainMCVs))], Clock: clock}
+	case r < 99:
+		p := make([]byte, 2+rng.Intn(15))
+		rng.Read(p)
+		return Event{MCV: "ZS" + string("23456789abcdefg"[len(p)-2]), Clock: clock, Payload: p}
+	default:
+		p := make([]byte, rng.Intn(64))
+		rng.Read(p)
+		return Event{MCV: "ZJj", Clock: clock, Payload: p, Jumbo: true}
+	}
+}
+
+// WriteDemo writes the small demo trace (one loom, two processes, four
+// threads) under dir and returns the trace directory.
+func WriteDemo(dir string) (string, error) {
+	procs := []Proc{
+		{Loom: "demo", PID: 4100, Metadata: Metadata(1, 0, 2, 4), Streams: []Stream{
+			{TID: 4100, Events: RandomEvents(1, 400, 1_000_000)},
+			{TID: 4101, Events: RandomEvents(2, 600, 1_000_500)},
+		}},
+		{Loom: "demo", PID: 4200, Metadata: Metadata(1, 1, 2, 0), Streams: []Stream{
+			{TID: 4200, Events: RandomEvents(3, 400, 1_000_250)},
+			{TID: 4201, Events: RandomEvents(4, 600, 1_000_750)},
+		}},
+	}
+	return Write(dir, procs)
+}
+
+// WriteLarge writes a trace of threads streams with n random events each
+// (one loom "bignode", one process), streaming, and returns the trace
+// directory and the total number of events.
+func WriteLarge(dir string, threads, n int) (string, int, error) {
+	root := filepath.Join(dir, "ovni")
+	pdir := filepath.Join(root, "loom.bignode", "proc.1000")
+	if err := os.MkdirAll(pdir, 0o755); err != nil {
+		return "", 0, err
+	}
+	if err := os.WriteFile(filepath.Join(pdir, "metadata.json"), []byte(Metadata(1, 0, 0, threads)), 0o644); err != nil {
+		return "", 0, err
+	}
+	for t := 0; t < threads; t++ {
+		f, err := os.Create(filepath.Join(pdir, "thread."+strconv.Itoa(1000+t)))
+		if err != nil {
+			return "", 0, err
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		rng := rand.New(rand.NewSource(int64(t)))
+		clock := uint64(1_000_000_000)
+		var buf []byte
+		for i := 0; i < n; i++ {
+			clock += uint64(1 + rng.Intn(2000))
+			buf = AppendEvent(buf[:0], randomEvent(rng, clock))
+			w.Write(buf)
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return "", 0, err
+		}
+		if err := f.Close(); err != nil {
+			return "", 0, err
+		}
+	}
+	return root, threads * n, nil
+}
