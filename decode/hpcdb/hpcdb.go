@@ -1,0 +1,233 @@
+// Package hpcdb decodes HPCToolkit databases of the "experiment.xml 4.0"
+// generation: experiment.xml (version 4.0), profile.db, cct.db and
+// trace.db, as written by the prof2 hpcprof of 2021–2022.
+//
+// The binary files are big-endian. Their version bytes are 1.0 (the
+// "4.0" of the documentation is the XML version), the footers of
+// profile.db and cct.db are stored in host order, trace.db has none, and
+// cct.db value pairs are 12 bytes (research/hpctoolkit.md §3).
+//
+// Robustness contract: every decoder works over an io.ReaderAt of known
+// size, never panics on malformed input and never allocates from a length
+// field more than the bytes that remain in the input. Headers are read by
+// NewXxx; everything else is read on demand, so a file that is truncated or
+// corrupt past its header still opens, and the failing accessor reports a
+// *decode.FormatError with the file name and byte offset.
+package hpcdb
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+const format = "hpcdb"
+
+var be = binary.BigEndian
+
+// Magics of the three binary files.
+const (
+	ProfileMagic = "HPCPROF-profdb__"
+	CCTMagic     = "HPCPROF-cctdb___"
+	TraceMagic   = "HPCPROF-tracedb_"
+)
+
+// Footers as an x86 writer stores them (a host-order uint64 store).
+const (
+	ProfileFooter = "tfBDFORP"
+	CCTFooter     = "rtfBDTCC"
+)
+
+// Markers that end the index lists of profile.db and cct.db blocks.
+const (
+	ProfileEndMarker = 0x656E6421
+	CCTEndMarker     = 0x6564
+)
+
+// Fixed sizes of the records.
+const (
+	HeaderSize      = 128
+	profInfoSize    = 52
+	idElemSize      = 18
+	profValSize     = 10
+	profCtxSize     = 12
+	ctxInfoSize     = 22
+	cctValSize      = 12
+	cctMetricSize   = 10
+	traceHdrSize    = 22
+	TraceSampleSize = 12
+)
+
+// A FooterStatus tells how a file ends.
+type FooterStatus int
+
+const (
+	FooterOK          FooterStatus = iota // the expected footer, host order as written on x86
+	FooterSwapped                         // the footer as written on a big-endian host
+	FooterMissing                         // no footer where it should be
+	FooterNotExpected                     // the file has no footer (trace.db)
+)
+
+func (s FooterStatus) String() string {
+	switch s {
+	case FooterOK:
+		return "ok (little-endian host order)"
+	case FooterSwapped:
+		return "ok (big-endian host order)"
+	case FooterMissing:
+		return "missing"
+	case FooterNotExpected:
+		return "none (trace.db has no footer)"
+	}
+	return "unknown"
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+// file is what the three binary decoders share.
+type file struct {
+	r      io.ReaderAt
+	size   int64
+	name   string
+	closer io.Closer
+}
+
+func (f *file) errAt(off int64, msg string, val any) error {
+	return &decode.FormatError{Format: format, Section: f.name, Off: off, Msg: msg, Val: val}
+}
+
+func (f *file) truncAt(off int64, msg string) error {
+	return &decode.FormatError{Format: format, Section: f.name, Off: off, Msg: msg, Err: decode.ErrTruncated}
+}
+
+// read reads n bytes at off, reporting a truncation as a FormatError.
+func (f *file) read(off, n int64, what string) ([]byte, error) {
+	b, err := decode.ReadAt(f.r, f.size, off, n)
+	if err == io.ErrUnexpectedEOF {
+		return nil, f.truncAt(off, what+" runs past the end of the file")
+	}
+	return b, err
+}
+
+// readInto fills dst at off.
+func (f *file) readInto(dst []byte, off int64, what string) error {
+	if off < 0 || off > f.size || int64(len(dst)) > f.size-off {
+		return f.truncAt(off, what+" runs past the end of the file")
+	}
+	n, err := f.r.ReadAt(dst, off)
+	if n == len(dst) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return f.truncAt(off, what+" runs past the end of the file")
+	}
+	return err
+}
+
+// Size is the file's size in bytes.
+func (f *file) Size() int64 { return f.size }
+
+// Close closes the file when it was opened by name.
+func (f *file) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+func (f *file) footer(want string) FooterStatus {
+	if f.size < 8 {
+		return FooterMissing
+	}
+	b := make([]byte, 8)
+	if _, err := f.r.ReadAt(b, f.size-8); err != nil && err != io.EOF {
+		return FooterMissing
+	}
+	switch string(b) {
+	case want:
+		return FooterOK
+	case reverse(want):
+		return FooterSwapped
+	}
+	return FooterMissing
+}
+
+// header reads and checks the common 24-byte prefix: magic, version,
+// count and number of sections.
+type commonHeader struct {
+	Major, Minor uint8
+	Count        uint32
+	NumSec       uint16
+}
+
+func (f *file) commonHeader(magic string, minSize int64) (commonHeader, []byte, error) {
+	var h commonHeader
+	if f.size < minSize {
+		b := make([]byte, min(f.size, 16))
+		f.r.ReadAt(b, 0)
+		if string(b) != magic[:len(b)] {
+			return h, nil, f.errAt(0, "bad magic", string(b))
+		}
+		return h, nil, f.truncAt(0, "header runs past the end of the file")
+	}
+	b, err := f.read(0, minSize, "header")
+	if err != nil {
+		return h, nil, err
+	}
+	if string(b[:16]) != magic {
+		return h, nil, f.errAt(0, "bad magic", string(b[:16]))
+	}
+	h.Major, h.Minor = b[16], b[17]
+	h.Count = be.Uint32(b[18:])
+	h.NumSec = be.Uint16(b[22:])
+	if h.Major != 1 && h.Major != 4 {
+		return h, b, &decode.FormatError{Format: format, Section: f.name, Off: 16, Msg: "unsupported version", Val: versionString(h.Major, h.Minor), Err: decode.ErrUnsupportedVersion}
+	}
+	return h, b, nil
+}
+
+func versionString(major, minor uint8) string {
+	return string(appendUint(appendUint(nil, uint64(major)), uint64(minor), '.'))
+}
+
+func appendUint(dst []byte, v uint64, sep ...byte) []byte {
+	dst = append(dst, sep...)
+	var buf [20]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(dst, buf[i:]...)
+}
+
+func openFile(path string, open func(r io.ReaderAt, size int64) error) (io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := open(f, fi.Size()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func align8(v uint64) uint64 { return (v + 7) &^ 7 }

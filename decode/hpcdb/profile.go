@@ -1,0 +1,286 @@
+package hpcdb
+
+import (
+	"io"
+	"math"
+	"sort"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+// ProfileHeader is the fixed header of profile.db.
+type ProfileHeader struct {
+	Major, Minor uint8
+	NumProf      uint32
+	NumSec       uint16
+	InfoSize     uint64 // Profile Info section size
+	InfoPtr      uint64
+	TupleSize    uint64 // Identifier Tuple section size
+	TuplePtr     uint64
+}
+
+// A ProfileInfo is one 52-byte entry of the Profile Info section.
+type ProfileInfo struct {
+	TuplePtr    uint64
+	MetadataPtr uint64
+	SpareOne    uint64
+	SpareTwo    uint64
+	NumVals     uint64
+	NumCtxs     uint32 // contexts with a non-zero value
+	Offset      uint64 // of the Profile Sparse Value Block
+}
+
+// ValuesEnd is the offset one past the block's context index (end pair
+// included).
+func (p ProfileInfo) ValuesEnd() uint64 {
+	return p.Offset + p.NumVals*profValSize + (uint64(p.NumCtxs)+1)*profCtxSize
+}
+
+// IDKind is the kind of one identifier-tuple element.
+type IDKind uint16
+
+const (
+	KindSummary IDKind = iota
+	KindNode
+	KindRank
+	KindThread
+	KindGPUDevice
+	KindGPUContext
+	KindGPUStream
+	KindCore
+)
+
+var kindNames = [...]string{"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"}
+
+func (k IDKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "[" + string(appendUint(nil, uint64(k))) + "]"
+}
+
+// Interp tells which values of an identifier are meaningful (the top two
+// bits of the stored kind).
+type Interp uint8
+
+const (
+	InterpBoth        Interp = iota // physical and logical
+	InterpLocal                     // logical generated locally
+	InterpGlobal                    // logical generated globally
+	InterpLogicalOnly               // logical only
+)
+
+func (i Interp) String() string {
+	return [...]string{"BOTH", "GEN LOCAL", "GEN GLOBAL", "SINGLE"}[i&3]
+}
+
+// An IDElem is one element of a hierarchical identifier tuple.
+type IDElem struct {
+	RawKind  uint16 // kind with the interpretation bits
+	Physical uint64
+	Logical  uint64
+}
+
+// Kind is the kind without the interpretation bits.
+func (e IDElem) Kind() IDKind { return IDKind(e.RawKind & 0x3FFF) }
+
+// Interp is the interpretation carried in the top two bits of the kind.
+func (e IDElem) Interp() Interp { return Interp(e.RawKind >> 14) }
+
+// A ProfileDB is an open profile.db.
+type ProfileDB struct {
+	file
+	Header   ProfileHeader
+	Profiles []ProfileInfo // as many as the info section holds (fewer when truncated)
+	// InfoErr reports a Profile Info section shorter than NumProf entries.
+	InfoErr error
+}
+
+// NewProfileDB reads the header and the Profile Info section of the
+// profile.db in r.
+func NewProfileDB(r io.ReaderAt, size int64) (*ProfileDB, error) {
+	p := &ProfileDB{file: file{r: r, size: size, name: "profile.db"}}
+	c, b, err := p.commonHeader(ProfileMagic, 56)
+	if err != nil {
+		return nil, err
+	}
+	p.Header = ProfileHeader{Major: c.Major, Minor: c.Minor, NumProf: c.Count, NumSec: c.NumSec,
+		InfoSize: be.Uint64(b[24:]), InfoPtr: be.Uint64(b[32:]), TupleSize: be.Uint64(b[40:]), TuplePtr: be.Uint64(b[48:])}
+	n := uint64(p.Header.NumProf)
+	avail := max(int64(0), size-int64(min(p.Header.InfoPtr, uint64(size))))
+	p.Profiles = make([]ProfileInfo, 0, decode.SliceCap(n, profInfoSize, avail))
+	for i := uint64(0); i < n; i++ {
+		off := int64(p.Header.InfoPtr + i*profInfoSize)
+		if p.Header.InfoPtr > math.MaxInt64/2 || off < 0 {
+			p.InfoErr = p.errAt(24, "profile info pointer out of range", p.Header.InfoPtr)
+			break
+		}
+		var e [profInfoSize]byte
+		if err := p.readInto(e[:], off, "profile info"); err != nil {
+			p.InfoErr = err
+			break
+		}
+		p.Profiles = append(p.Profiles, ProfileInfo{TuplePtr: be.Uint64(e[0:]), MetadataPtr: be.Uint64(e[8:]),
+			SpareOne: be.Uint64(e[16:]), SpareTwo: be.Uint64(e[24:]), NumVals: be.Uint64(e[32:]),
+			NumCtxs: be.Uint32(e[40:]), Offset: be.Uint64(e[44:])})
+	}
+	return p, nil
+}
+
+// OpenProfileDB opens the profile.db at path.
+func OpenProfileDB(path string) (*ProfileDB, error) {
+	var p *ProfileDB
+	c, err := openFile(path, func(r io.ReaderAt, size int64) (err error) {
+		p, err = NewProfileDB(r, size)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.closer = c
+	return p, nil
+}
+
+// Footer reports how the file ends.
+func (p *ProfileDB) Footer() FooterStatus { return p.footer(ProfileFooter) }
+
+// TupleAt reads the identifier tuple at offset off.
+func (p *ProfileDB) TupleAt(off uint64) ([]IDElem, int64, error) {
+	if off > uint64(p.size) {
+		return nil, 0, p.truncAt(int64(min(off, math.MaxInt64)), "identifier tuple pointer past the end of the file")
+	}
+	b, err := p.read(int64(off), 2, "identifier tuple")
+	if err != nil {
+		return nil, 0, err
+	}
+	n := int64(be.Uint16(b))
+	b, err = p.read(int64(off)+2, n*idElemSize, "identifier tuple")
+	if err != nil {
+		return nil, 0, err
+	}
+	t := make([]IDElem, n)
+	for i := range t {
+		e := b[i*idElemSize:]
+		t[i] = IDElem{RawKind: be.Uint16(e), Physical: be.Uint64(e[2:]), Logical: be.Uint64(e[10:])}
+	}
+	return t, 2 + n*idElemSize, nil
+}
+
+// Tuple reads the identifier tuple of profile i.
+func (p *ProfileDB) Tuple(i int) ([]IDElem, error) {
+	t, _, err := p.TupleAt(p.Profiles[i].TuplePtr)
+	return t, err
+}
+
+// A CtxIdx is one (context id, first value index) pair of a profile block.
+type CtxIdx struct {
+	Ctx   uint32
+	Index uint64
+}
+
+// A MetricValue is one (value, metric id) pair of a profile block.
+type MetricValue struct {
+	Value  float64
+	Metric uint16
+}
+
+func (p *ProfileDB) checkBlock(i int) error {
+	pi := p.Profiles[i]
+	end := pi.ValuesEnd()
+	if pi.NumVals > uint64(p.size) || pi.Offset > uint64(p.size) || end > uint64(p.size) || end < pi.Offset {
+		return p.truncAt(int64(min(pi.Offset, uint64(p.size))), "profile "+string(appendUint(nil, uint64(i)))+" value block runs past the end of the file")
+	}
+	return nil
+}
+
+// CtxPairs reads n context-index pairs of profile i starting at pair k
+// (pair NumCtxs is the end pair) into dst.
+func (p *ProfileDB) CtxPairs(i int, k, n uint64, dst []CtxIdx) ([]CtxIdx, error) {
+	if err := p.checkBlock(i); err != nil {
+		return dst, err
+	}
+	pi := p.Profiles[i]
+	if k+n > uint64(pi.NumCtxs)+1 {
+		n = uint64(pi.NumCtxs) + 1 - min(k, uint64(pi.NumCtxs)+1)
+	}
+	off := int64(pi.Offset + pi.NumVals*profValSize + k*profCtxSize)
+	b, err := p.read(off, int64(n)*profCtxSize, "context index")
+	if err != nil {
+		return dst, err
+	}
+	for j := uint64(0); j < n; j++ {
+		e := b[j*profCtxSize:]
+		dst = append(dst, CtxIdx{be.Uint32(e), be.Uint64(e[4:])})
+	}
+	return dst, nil
+}
+
+// Values reads the value pairs [lo, hi) of profile i into dst.
+func (p *ProfileDB) Values(i int, lo, hi uint64, dst []MetricValue) ([]MetricValue, error) {
+	if err := p.checkBlock(i); err != nil {
+		return dst, err
+	}
+	pi := p.Profiles[i]
+	if lo > hi || hi > pi.NumVals {
+		return dst, p.errAt(int64(pi.Offset), "value index out of range", hi)
+	}
+	b, err := p.read(int64(pi.Offset+lo*profValSize), int64(hi-lo)*profValSize, "values")
+	if err != nil {
+		return dst, err
+	}
+	for j := uint64(0); j < hi-lo; j++ {
+		e := b[j*profValSize:]
+		dst = append(dst, MetricValue{math.Float64frombits(be.Uint64(e)), be.Uint16(e[8:])})
+	}
+	return dst, nil
+}
+
+// Find returns the value range of context ctx in profile i, by binary
+// search over the block's context index; ok is false when the profile has
+// no value at ctx.
+func (p *ProfileDB) Find(i int, ctx uint32) (lo, hi uint64, ok bool, err error) {
+	if err := p.checkBlock(i); err != nil {
+		return 0, 0, false, err
+	}
+	n := int(p.Profiles[i].NumCtxs)
+	var buf []CtxIdx
+	var ferr error
+	k := sort.Search(n, func(j int) bool {
+		if ferr != nil {
+			return true
+		}
+		buf, ferr = p.CtxPairs(i, uint64(j), 1, buf[:0])
+		if ferr != nil {
+			return true
+		}
+		return buf[0].Ctx >= ctx
+	})
+	if ferr != nil {
+		return 0, 0, false, ferr
+	}
+	if k >= n {
+		return 0, 0, false, nil
+	}
+	buf, err = p.CtxPairs(i, uint64(k), 2, buf[:0])
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if buf[0].Ctx != ctx {
+		return 0, 0, false, nil
+	}
+	lo, hi = buf[0].Index, buf[1].Index
+	if lo > hi || hi > p.Profiles[i].NumVals {
+		return 0, 0, false, p.errAt(int64(p.Profiles[i].Offset), "context index out of order", ctx)
+	}
+	return lo, hi, true, nil
+}
+
+// ContextValues returns the values of context ctx in profile i (nil when
+// it has none).
+func (p *ProfileDB) ContextValues(i int, ctx uint32, dst []MetricValue) ([]MetricValue, error) {
+	lo, hi, ok, err := p.Find(i, ctx)
+	if err != nil || !ok {
+		return dst, err
+	}
+	return p.Values(i, lo, hi, dst)
+}
