@@ -1,0 +1,237 @@
+package dcpi
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+// FooterSize is the length of the footer that ends a major-version-0 body.
+const FooterSize = 8
+
+// InstructionSize is the distance in bytes between the addresses of two
+// consecutive counts of a chunk: one Alpha instruction.
+const InstructionSize = 4
+
+// A File is an opened profile. Its methods may be called concurrently.
+type File struct {
+	Header *Header
+	Size   int64 // bytes in the file
+
+	r      io.ReaderAt
+	closer io.Closer
+}
+
+// NewFile decodes the header of the profile in r (size bytes long). It
+// fails only when r holds no DCPI header or fails; grammar problems are
+// listed in Header.Problems. The body is read on demand.
+func NewFile(r io.ReaderAt, size int64) (*File, error) {
+	h, err := ParseHeader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Header: h, Size: size, r: r}, nil
+}
+
+// Open opens the profile file at path.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	df, err := NewFile(f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	df.closer = f
+	return df, nil
+}
+
+// Close closes the file if Open opened it.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// A Footer is the last 8 bytes of a major-version-0 body.
+type Footer struct {
+	TotalOffsets uint32 // addresses with at least one sample
+	TotalSamples uint32 // sum of all counts
+}
+
+// Footer reads the footer. It fails when the body cannot be decoded or is
+// shorter than a footer.
+func (f *File) Footer() (Footer, error) {
+	if err := f.Header.BodyErr(); err != nil {
+		return Footer{}, err
+	}
+	if f.Size-f.Header.Size() < FooterSize {
+		return Footer{}, &decode.FormatError{Format: "dcpi", Section: "footer", Off: f.Header.Size(),
+			Msg: "body shorter than the 8-byte footer", Val: f.Size - f.Header.Size(), Err: decode.ErrTruncated}
+	}
+	b, err := decode.ReadAt(f.r, f.Size, f.Size-FooterSize, FooterSize)
+	if err != nil {
+		return Footer{}, err
+	}
+	return Footer{binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])}, nil
+}
+
+// A Sample is one count of a chunk.
+type Sample struct {
+	Offset uint64 // address - tstart, in bytes: chunk offset + 4·i
+	Count  uint32
+}
+
+// Address returns the instruction address of s in a file whose header is h.
+func (s Sample) Address(h *Header) uint64 { return h.Tstart + s.Offset }
+
+// A Pos is a position in the body between two samples, from which a
+// SampleReader resumes. The zero Pos is not valid; use File.Start.
+type Pos struct {
+	Off     int64  // file offset of the next count, or of the next chunk when Left is 0
+	Left    uint32 // counts left in the current chunk
+	Next    uint64 // Sample.Offset of the next count
+	PrevOff uint64 // offset field of the previous chunk
+	PrevEnd uint64 // first address offset after the previous chunk
+	Chunks  int64  // chunks started so far
+	started bool
+}
+
+// Start is the position of the first sample.
+func (f *File) Start() Pos { return Pos{Off: f.Header.Size()} }
+
+// A SampleReader reads the samples of a body in file order. It is used by
+// one goroutine at a time; any number of readers may read one File.
+type SampleReader struct {
+	f   *File
+	pos Pos
+	end int64 // offset of the footer
+	err error
+
+	buf    []byte
+	bufOff int64
+}
+
+const readBlock = 64 << 10
+
+// Samples returns a reader of the samples from pos.
+func (f *File) Samples(pos Pos) *SampleReader {
+	sr := &SampleReader{f: f, pos: pos, end: f.Size - FooterSize}
+	if err := f.Header.BodyErr(); err != nil {
+		sr.err = err
+	} else if f.Size-f.Header.Size() < FooterSize {
+		_, sr.err = f.Footer()
+	}
+	return sr
+}
+
+// Pos returns the position of the next sample.
+func (sr *SampleReader) Pos() Pos { return sr.pos }
+
+// Next returns the next sample, zero counts included. At the end of the
+// chunks it returns io.EOF; a chunk that breaks a rule ends the samples
+// with a *decode.FormatError at that chunk, and the error is sticky.
+func (sr *SampleReader) Next() (Sample, error) {
+	if sr.err != nil {
+		return Sample{}, sr.err
+	}
+	p := &sr.pos
+	if p.Left == 0 {
+		if err := sr.chunk(); err != nil {
+			sr.err = err
+			return Sample{}, err
+		}
+	}
+	b, err := sr.bytes(p.Off, 4)
+	if err != nil {
+		sr.err = err
+		return Sample{}, err
+	}
+	s := Sample{Offset: p.Next, Count: binary.LittleEndian.Uint32(b)}
+	p.Off += 4
+	p.Left--
+	p.Next += InstructionSize
+	return s, nil
+}
+
+func (sr *SampleReader) chunk() error {
+	p := &sr.pos
+	if p.Off == sr.end {
+		return io.EOF
+	}
+	bad := func(msg string, val any, wrapped error) error {
+		return &decode.FormatError{Format: "dcpi", Section: "chunk " + itoa(p.Chunks), Off: p.Off, Msg: msg, Val: val, Err: wrapped}
+	}
+	if p.Off > sr.end || sr.end-p.Off < 8 {
+		return bad("chunk header runs into the footer", sr.end-p.Off, decode.ErrTruncated)
+	}
+	b, err := sr.bytes(p.Off, 8)
+	if err != nil {
+		return err
+	}
+	offset := uint64(binary.LittleEndian.Uint32(b))
+	number := binary.LittleEndian.Uint32(b[4:])
+	switch {
+	case number == 0:
+		return bad("chunk has no counts", number, nil)
+	case uint64(number)*4 > uint64(sr.end-p.Off-8):
+		return bad("chunk of this many counts runs into the footer", number, decode.ErrTruncated)
+	case p.started && offset <= p.PrevOff:
+		return bad("chunk offset does not increase", offset, nil)
+	case p.started && offset < p.PrevEnd:
+		return bad("chunk overlaps the previous chunk, which ends at offset", p.PrevEnd, nil)
+	}
+	p.Off += 8
+	p.Left = number
+	p.Next = offset
+	p.PrevOff = offset
+	p.PrevEnd = offset + uint64(number)*InstructionSize
+	p.Chunks++
+	p.started = true
+	return nil
+}
+
+// bytes returns n bytes at off through the read buffer.
+func (sr *SampleReader) bytes(off int64, n int) ([]byte, error) {
+	if off >= sr.bufOff && off+int64(n) <= sr.bufOff+int64(len(sr.buf)) {
+		i := off - sr.bufOff
+		return sr.buf[i : i+int64(n)], nil
+	}
+	k := min(int64(readBlock), sr.end-off)
+	if k < int64(n) {
+		return nil, &decode.FormatError{Format: "dcpi", Section: "body", Off: off, Msg: "unexpected end of body", Err: decode.ErrTruncated}
+	}
+	if sr.buf == nil {
+		sr.buf = make([]byte, readBlock)
+	}
+	buf := sr.buf[:k]
+	if _, err := sr.f.r.ReadAt(buf, off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	sr.buf, sr.bufOff = buf[:cap(buf)][:k], off
+	return sr.buf[:n], nil
+}
+
+func itoa(v int64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
