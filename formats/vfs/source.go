@@ -89,7 +89,10 @@ func NewErrors() *Errors { return &Errors{seen: map[string]bool{}} }
 
 // Report records err against the view or file called where.
 func (e *Errors) Report(where string, err error) {
-	line := where + ": " + strings.ReplaceAll(err.Error(), "\n", " ")
+	line := strings.ReplaceAll(err.Error(), "\n", " ")
+	if !strings.Contains(line, where) {
+		line = where + ": " + line
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.seen[line] {

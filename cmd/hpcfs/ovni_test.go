@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+func TestOvniCorpusThroughMountAndCat(t *testing.T) {
+	for _, c := range []string{"v1-basic-mix", "v1-two-procs"} {
+		t.Run(c, func(t *testing.T) {
+			dir := testdata.Corpus(t, "ovni", c)
+			want, err := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := filepath.Join(dir, "ovni")
+			if got := runCLI(t, "cat", src, "events.txt"); !bytes.Equal(got, want) {
+				t.Fatal("hpcfs cat events.txt differs from ovnidump.txt")
+			}
+			mnt := mountCLI(t, src)
+			got, err := os.ReadFile(filepath.Join(mnt, "events.txt"))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("mounted events.txt differs from ovnidump.txt: %v", err)
+			}
+			tail, err := exec.Command("tail", "-n", "3", filepath.Join(mnt, "events.txt")).Output()
+			lines := strings.SplitAfter(string(want), "\n")
+			if err != nil || string(tail) != strings.Join(lines[len(lines)-4:], "") {
+				t.Fatalf("tail -n 3: %q %v", tail, err)
+			}
+			grep, _ := exec.Command("grep", "-c", " VU]", filepath.Join(mnt, "events.txt")).Output()
+			if strings.TrimSpace(string(grep)) != strconv.Itoa(strings.Count(string(want), " VU]")) {
+				t.Fatalf("grep -c: %s", grep)
+			}
+			ls := string(runCLI(t, "ls", src))
+			for _, name := range []string{"README.txt", "_errors.txt", "cpus.csv", "events.txt", "loom.nodeA/", "raw/", "streams.csv"} {
+				if !strings.Contains(ls, name) {
+					t.Fatalf("hpcfs ls lacks %s:\n%s", name, ls)
+				}
+			}
+			info := string(runCLI(t, "info", src))
+			if !strings.Contains(info, "format: ovni") || !strings.Contains(info, "headerless") {
+				t.Fatalf("hpcfs info:\n%s", info)
+			}
+		})
+	}
+}
+
+func TestOvniAwkOnThreadCSV(t *testing.T) {
+	dir := testdata.Corpus(t, "ovni", "v1-basic-mix")
+	mnt := mountCLI(t, filepath.Join(dir, "ovni"))
+	out, err := exec.Command("awk", "-F,", `NR>1 {n[$2]++} END {for (m in n) print m, n[m]}`,
+		filepath.Join(mnt, "loom.nodeA/proc.10856/thread.10857/events.csv")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		counts[f[0]] = f[1]
+	}
+	// From ovnidump.txt: thread 10857 has two VYc jumbos, one OHx and one OHe.
+	dump, _ := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
+	for _, mcv := range []string{"VYc", "OHx", "OHe", "ZS2", "ZSg"} {
+		want := 0
+		for _, l := range strings.Split(string(dump), "\n") {
+			if f := strings.Fields(l); len(f) >= 3 && f[0] == "nodeA.10856.10857" && f[2] == mcv {
+				want++
+			}
+		}
+		if counts[mcv] != strconv.Itoa(want) {
+			t.Errorf("awk count of %s = %q, ovnidump has %d", mcv, counts[mcv], want)
+		}
+	}
+}
+

@@ -1,0 +1,290 @@
+package ovni
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+)
+
+var corpusCases = []string{"v1-basic-mix", "v1-two-procs"}
+
+func open(t *testing.T, dir string) *vfs.Source {
+	t.Helper()
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func read(t *testing.T, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// threadViews returns the paths of every thread directory in fsys.
+func threadViews(t *testing.T, fsys fs.FS) []string {
+	var dirs []string
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), "thread.") && !strings.HasPrefix(p, "raw/") {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	return dirs
+}
+
+// linesOf keeps the lines of dump whose stream key is that of threadDir.
+func linesOf(dump []byte, threadDir string) []byte {
+	parts := strings.Split(threadDir, "/")
+	key := strings.TrimPrefix(parts[0], "loom.") + "." + strings.TrimPrefix(parts[1], "proc.") + "." + strings.TrimPrefix(parts[2], "thread.") + "  "
+	var out []byte
+	for _, l := range bytes.SplitAfter(dump, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte(key)) {
+			out = append(out, l...)
+		}
+	}
+	return out
+}
+
+func TestCorpusEventsMatchOvnidump(t *testing.T) {
+	for _, c := range corpusCases {
+		t.Run(c, func(t *testing.T) {
+			dir := testdata.Corpus(t, "ovni", c)
+			want, err := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := open(t, filepath.Join(dir, "ovni"))
+			fsys := src.FS()
+			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+				t.Fatalf("events.txt differs from ovnidump.txt (%d vs %d bytes)", len(got), len(want))
+			}
+			threads := threadViews(t, fsys)
+			if len(threads) == 0 {
+				t.Fatal("no thread directories")
+			}
+			total := 0
+			for _, th := range threads {
+				got := read(t, fsys, th+"/events.txt")
+				if !bytes.Equal(got, linesOf(want, th)) {
+					t.Errorf("%s/events.txt is not that thread's part of the dump", th)
+				}
+				rows, err := csv.NewReader(bytes.NewReader(read(t, fsys, th+"/events.csv"))).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows)-1 != bytes.Count(got, []byte("\n")) {
+					t.Errorf("%s: %d CSV rows for %d events", th, len(rows)-1, bytes.Count(got, []byte("\n")))
+				}
+				total += len(rows) - 1
+			}
+			if total != bytes.Count(want, []byte("\n")) {
+				t.Errorf("thread CSVs hold %d events, the dump %d", total, bytes.Count(want, []byte("\n")))
+			}
+			if err := fstest.TestFS(fsys, append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt"}, threads...)...); err != nil {
+				t.Fatal(err)
+			}
+			if lines := src.Errors.Lines(); len(lines) != 0 {
+				t.Fatalf("_errors.txt = %q", lines)
+			}
+		})
+	}
+}
+
+func TestCorpusTables(t *testing.T) {
+	dir := testdata.Corpus(t, "ovni", "v1-two-procs")
+	fsys := open(t, filepath.Join(dir, "ovni")).FS()
+	wantStreams := "loom,pid,tid,app_id,rank,nranks,path,num_events,first_clock,last_clock\n" +
+		"nodeA,10861,10861,1,0,2,loom.nodeA/proc.10861/thread.10861,4,787119677646,787120367543\n" +
+		"nodeA,10861,10863,1,0,2,loom.nodeA/proc.10861/thread.10863,22,787119865356,787119871678\n" +
+		"nodeA,10862,10862,1,1,2,loom.nodeA/proc.10862/thread.10862,4,787120193989,787120778599\n" +
+		"nodeA,10862,10864,1,1,2,loom.nodeA/proc.10862/thread.10864,22,787120699913,787120706806\n"
+	// Event counts and clocks checked against the ovnidump lines of each stream.
+	dump, _ := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
+	for _, row := range strings.Split(strings.TrimSpace(wantStreams), "\n")[1:] {
+		f := strings.Split(row, ",")
+		lines := strings.Split(strings.TrimSpace(string(linesOf(dump, f[6]))), "\n")
+		first, last := strings.Fields(lines[0])[1], strings.Fields(lines[len(lines)-1])[1]
+		if strconv.Itoa(len(lines)) != f[7] || first != f[8] || last != f[9] {
+			t.Fatalf("expected row %q disagrees with ovnidump.txt", row)
+		}
+	}
+	if got := string(read(t, fsys, "streams.csv")); got != wantStreams {
+		t.Fatalf("streams.csv =\n%s\nwant\n%s", got, wantStreams)
+	}
+	if got := string(read(t, fsys, "cpus.csv")); got != "loom,index,phyid\nnodeA,0,1\nnodeA,1,3\n" {
+		t.Fatalf("cpus.csv = %q", got)
+	}
+	meta, _ := os.ReadFile(filepath.Join(dir, "ovni/loom.nodeA/proc.10862/metadata.json"))
+	if got := read(t, fsys, "loom.nodeA/proc.10862/metadata.json"); !bytes.Equal(got, meta) {
+		t.Fatal("metadata.json is not the original")
+	}
+}
+
+// synthetic writes a trace whose streams share clocks, so that the merge
+// order of equal clocks is exercised, and returns its expected dump.
+func synthetic(t *testing.T, header bool) (string, []byte) {
+	t.Helper()
+	type line struct {
+		clock uint64
+		key   string
+		text  string
+	}
+	var lines []line
+	var procs []gen.Proc
+	for _, loom := range []string{"b.node", "a"} {
+		for _, pid := range []int64{30, 4} {
+			p := gen.Proc{Loom: loom, PID: pid, Metadata: gen.Metadata(7, 0, 0, 2), Header: header}
+			for _, tid := range []int64{pid + 10, pid + 2} {
+				evs := gen.RandomEvents(pid*tid, 3000, 1000)
+				for i := range evs {
+					evs[i].Clock = 1000 + uint64(i/3)*10 // equal clocks within and across streams
+				}
+				p.Streams = append(p.Streams, gen.Stream{TID: tid, Events: evs})
+				for i, ev := range evs {
+					key := fmt.Sprintf("%s/%09d/%09d/%09d", loom, pid, tid, i)
+					lines = append(lines, line{ev.Clock, key, gen.DumpLine(loom, pid, tid, ev) + "\n"})
+				}
+			}
+			procs = append(procs, p)
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		if a.clock != b.clock {
+			return int(a.clock) - int(b.clock)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	var want []byte
+	for _, l := range lines {
+		want = append(want, l.text...)
+	}
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, want
+}
+
+func TestMergeOrdersEqualClocksByStream(t *testing.T) {
+	for _, header := range []bool{false, true} {
+		dir, want := synthetic(t, header)
+		src := open(t, dir)
+		if got := read(t, src.FS(), "events.txt"); !bytes.Equal(got, want) {
+			t.Fatalf("header=%v: events.txt differs from the independent merge", header)
+		}
+		if header != strings.Contains(src.Version, "1.0.x") {
+			t.Fatalf("header=%v: version %q", header, src.Version)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	good := gen.RandomEvents(1, 50, 100)
+	procs := []gen.Proc{
+		{Loom: "n", PID: 1, Metadata: gen.Metadata(1, 0, 0, 1), Streams: []gen.Stream{{TID: 1, Events: good}, {TID: 2, Events: good}, {TID: 3}}},
+		{Loom: "n", PID: 2, Metadata: `{"version": 1, "app_id": `, Streams: []gen.Stream{{TID: 4, Events: good}}},
+		{Loom: "n", PID: 3, Streams: []gen.Stream{{TID: 5, Events: good}}},
+	}
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut thread 2 in the middle of its last event.
+	t2 := filepath.Join(dir, "loom.n/proc.1/thread.2")
+	data, _ := os.ReadFile(t2)
+	last := len(gen.AppendEvent(nil, good[len(good)-1]))
+	os.WriteFile(t2, data[:len(data)-last+5], 0o644)
+
+	src := open(t, dir)
+	fsys := src.FS()
+	var want []byte
+	for _, ev := range good {
+		want = append(want, gen.DumpLine("n", 1, 1, ev)+"\n"...)
+	}
+	if got := read(t, fsys, "loom.n/proc.1/thread.1/events.txt"); !bytes.Equal(got, want) {
+		t.Fatal("an intact stream next to a truncated one changed")
+	}
+	var cut []byte
+	for _, ev := range good[:len(good)-1] {
+		cut = append(cut, gen.DumpLine("n", 1, 2, ev)+"\n"...)
+	}
+	if got := read(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, cut) {
+		t.Fatal("the truncated stream does not hold exactly its complete events")
+	}
+	if got := read(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
+		t.Fatal("an empty stream is not empty")
+	}
+	merged := read(t, fsys, "events.txt")
+	if n := bytes.Count(merged, []byte("\n")); n != 4*50-1 {
+		t.Fatalf("events.txt has %d events, want %d", n, 4*50-1)
+	}
+	streams := string(read(t, fsys, "streams.csv"))
+	if !strings.Contains(streams, "n,2,4,,,,loom.n/proc.2/thread.4,50,") || !strings.Contains(streams, "n,3,5,,,,") {
+		t.Fatalf("streams.csv does not leave app_id/rank empty for bad metadata:\n%s", streams)
+	}
+	if err := fstest.TestFS(fsys, "events.txt", "loom.n/proc.1/thread.2/events.csv"); err != nil {
+		t.Fatal(err)
+	}
+	errs := strings.Join(src.Errors.Lines(), "\n")
+	for _, want := range []string{
+		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", len(data)-last),
+		"loom.n/proc.2/metadata.json", "ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("_errors.txt lacks %q:\n%s", want, errs)
+		}
+	}
+	if n := strings.Count(errs, "thread.2"); n != 1 {
+		t.Errorf("the truncated stream is reported %d times:\n%s", n, errs)
+	}
+}
+
+func TestMounted(t *testing.T) {
+	dir, want := synthetic(t, false)
+	src := open(t, dir)
+	mnt := fsnodetest.Mount(t, src.FS())
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
+	for _, th := range threadViews(t, src.FS())[:2] {
+		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.txt"), read(t, src.FS(), th+"/events.txt"))
+		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.csv"), read(t, src.FS(), th+"/events.csv"))
+	}
+}
+
+func TestMountedCorpus(t *testing.T) {
+	for _, c := range corpusCases {
+		t.Run(c, func(t *testing.T) {
+			dir := testdata.Corpus(t, "ovni", c)
+			want, _ := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
+			src := open(t, filepath.Join(dir, "ovni"))
+			mnt := fsnodetest.Mount(t, src.FS())
+			fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
+			threads := threadViews(t, src.FS())
+			if err := fstest.TestFS(os.DirFS(mnt), append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw"}, threads...)...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
