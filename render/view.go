@@ -194,8 +194,9 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 		k := copy(p[n:], data[off-start:])
 		n += k
 		off += int64(k)
-		if off >= start+int64(len(data)) && off < s.size {
+		if off >= start+int64(len(data))/2 {
 			s.prefetch(seg + 1)
+			s.prefetch(seg + 2)
 		}
 	}
 	if n < len(p) {

@@ -79,4 +79,3 @@ func TestOvniAwkOnThreadCSV(t *testing.T) {
 		}
 	}
 }
-

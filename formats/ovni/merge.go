@@ -1,9 +1,7 @@
 package ovni
 
 import (
-	"container/heap"
 	"io"
-	"slices"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
 	"github.com/hpcfs/hpcfs/render"
@@ -20,22 +18,18 @@ type mergeGen struct {
 // mergeBufferTotal bounds the read-ahead buffers of one merge cursor.
 const mergeBufferTotal = 4 << 20
 
-type head struct {
-	idx int
-	ev  ovni.Event
-}
-
 type mergeCursor struct {
 	g       *mergeGen
-	readers []*ovni.Reader // nil for streams that ended or cannot be read
-	heads   []head         // heap of streams with a pending event
+	readers []*ovni.Reader // nil for streams that cannot be read
+	pending []ovni.Event   // the next event of each stream in the heap
+	heap    []int32        // streams with a pending event, by (clock, stream)
 }
 
 func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	n := len(g.t.threads)
 	offs, _ := state.([]int64)
 	bufSize := max(4096, min(256<<10, mergeBufferTotal/max(n, 1)))
-	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n)}
+	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), heap: make([]int32, 0, n)}
 	for i, th := range g.t.threads {
 		s, err := th.open()
 		if err != nil {
@@ -49,41 +43,60 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 			off = offs[i]
 		}
 		c.readers[i] = s.NewReader(off, bufSize)
-		c.advance(i)
+		if c.load(i) {
+			c.heap = append(c.heap, int32(i))
+			c.up(len(c.heap) - 1)
+		}
 	}
-	heap.Init(c)
 	return c, nil
 }
 
-// advance reads the next event of stream i onto the heap's tail (not yet
-// sifted), or retires the stream.
-func (c *mergeCursor) advance(i int) bool {
-	r := c.readers[i]
-	h := head{idx: i}
-	if err := r.Next(&h.ev); err != nil {
+// load reads stream i's next event into pending[i]; false when the stream
+// has ended (a malformed rest is reported).
+func (c *mergeCursor) load(i int) bool {
+	if err := c.readers[i].Next(&c.pending[i]); err != nil {
 		if err != io.EOF {
 			c.g.t.errors.Report(c.g.t.threads[i].Name(), err)
 		}
 		return false
 	}
-	c.heads = append(c.heads, h)
 	return true
 }
 
-func (c *mergeCursor) Len() int { return len(c.heads) }
-func (c *mergeCursor) Less(a, b int) bool {
-	ha, hb := &c.heads[a], &c.heads[b]
-	if ha.ev.Clock != hb.ev.Clock {
-		return ha.ev.Clock < hb.ev.Clock
-	}
-	return ha.idx < hb.idx
+func (c *mergeCursor) less(a, b int32) bool {
+	ca, cb := c.pending[a].Clock, c.pending[b].Clock
+	return ca < cb || ca == cb && a < b
 }
-func (c *mergeCursor) Swap(a, b int) { c.heads[a], c.heads[b] = c.heads[b], c.heads[a] }
-func (c *mergeCursor) Push(x any)    { c.heads = append(c.heads, x.(head)) }
-func (c *mergeCursor) Pop() any {
-	h := c.heads[len(c.heads)-1]
-	c.heads = c.heads[:len(c.heads)-1]
-	return h
+
+func (c *mergeCursor) up(j int) {
+	h := c.heap
+	for j > 0 {
+		p := (j - 1) / 2
+		if !c.less(h[j], h[p]) {
+			break
+		}
+		h[j], h[p] = h[p], h[j]
+		j = p
+	}
+}
+
+func (c *mergeCursor) down(j int) {
+	h := c.heap
+	for {
+		l := 2*j + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && c.less(h[r], h[l]) {
+			m = r
+		}
+		if !c.less(h[m], h[j]) {
+			return
+		}
+		h[j], h[m] = h[m], h[j]
+		j = m
+	}
 }
 
 // State is, for every stream, the offset of its next unwritten event.
@@ -94,44 +107,44 @@ func (c *mergeCursor) State() any {
 			offs[i] = r.Offset()
 		}
 	}
-	for _, h := range c.heads {
-		offs[h.idx] = h.ev.Off
+	for _, i := range c.heap {
+		offs[i] = c.pending[i].Off
 	}
-	return slices.Clip(offs)
+	return offs
 }
 
-// step removes the earliest event from the heap, calls emit with it and
-// replaces it with its stream's next event.
-func (c *mergeCursor) step(emit func(i int, ev *ovni.Event)) bool {
-	if len(c.heads) == 0 {
-		return false
+// top is the stream whose pending event comes next, or -1.
+func (c *mergeCursor) top() int {
+	if len(c.heap) == 0 {
+		return -1
 	}
-	top := &c.heads[0]
-	emit(top.idx, &top.ev)
-	i := top.idx
-	// Put the stream's next event in place of the top and sift it down.
-	last := len(c.heads) - 1
-	c.heads[0], c.heads[last] = c.heads[last], c.heads[0]
-	c.heads = c.heads[:last]
-	if len(c.heads) > 0 {
-		heap.Fix(c, 0)
+	return int(c.heap[0])
+}
+
+// advance replaces the top stream's pending event with its next one.
+func (c *mergeCursor) advance() {
+	i := int(c.heap[0])
+	if !c.load(i) {
+		last := len(c.heap) - 1
+		c.heap[0] = c.heap[last]
+		c.heap = c.heap[:last]
 	}
-	if c.advance(i) {
-		heap.Fix(c, len(c.heads)-1)
-	}
-	return true
+	c.down(0)
 }
 
 func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
 	start := len(dst)
 	threads := c.g.t.threads
 	for len(dst)-start < batchBytes {
-		if !c.step(func(i int, ev *ovni.Event) { dst = appendDumpLine(dst, threads[i].prefix, ev) }) {
+		i := c.top()
+		if i < 0 {
 			if len(dst) > start {
 				return dst, nil
 			}
 			return dst, io.EOF
 		}
+		dst = appendDumpLine(dst, threads[i].prefix, &c.pending[i])
+		c.advance()
 	}
 	return dst, nil
 }
@@ -140,12 +153,16 @@ func (c *mergeCursor) NextLen() (int64, error) {
 	var n int64
 	threads := c.g.t.threads
 	for n < batchBytes {
-		if !c.step(func(i int, ev *ovni.Event) { n += dumpLineLen(threads[i].prefix, ev.Clock, int64(len(ev.Payload))) }) {
+		i := c.top()
+		if i < 0 {
 			if n > 0 {
 				return n, nil
 			}
 			return 0, io.EOF
 		}
+		ev := &c.pending[i]
+		n += dumpLineLen(threads[i].prefix, ev.Clock, int64(len(ev.Payload)))
+		c.advance()
 	}
 	return n, nil
 }
