@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 )
@@ -17,6 +18,7 @@ import (
 // All lists the formats in detection order.
 var All = []vfs.Format{
 	ovni.Format,
+	hpcdb.Format,
 }
 
 // ErrUnknown is returned when no format recognises a source.

@@ -231,3 +231,9 @@ func openFile(path string, open func(r io.ReaderAt, size int64) error) (io.Close
 }
 
 func align8(v uint64) uint64 { return (v + 7) &^ 7 }
+
+// ReaderAt is the file's content.
+func (f *file) ReaderAt() io.ReaderAt { return f.r }
+
+// ReadRaw reads n bytes at off, reporting a short file as a FormatError.
+func (f *file) ReadRaw(off, n int64) ([]byte, error) { return f.read(off, n, "data") }

@@ -203,7 +203,14 @@ func (p *ProfileDB) CtxPairs(i int, k, n uint64, dst []CtxIdx) ([]CtxIdx, error)
 	if k+n > uint64(pi.NumCtxs)+1 {
 		n = uint64(pi.NumCtxs) + 1 - min(k, uint64(pi.NumCtxs)+1)
 	}
-	off := int64(pi.Offset + pi.NumVals*profValSize + k*profCtxSize)
+	return p.CtxPairsAt(int64(pi.Offset+pi.NumVals*profValSize+k*profCtxSize), n, dst)
+}
+
+// CtxPairsAt reads n context-index pairs at byte off into dst.
+func (p *ProfileDB) CtxPairsAt(off int64, n uint64, dst []CtxIdx) ([]CtxIdx, error) {
+	if n > uint64(p.size) {
+		return dst, p.truncAt(off, "context index runs past the end of the file")
+	}
 	b, err := p.read(off, int64(n)*profCtxSize, "context index")
 	if err != nil {
 		return dst, err
@@ -224,11 +231,19 @@ func (p *ProfileDB) Values(i int, lo, hi uint64, dst []MetricValue) ([]MetricVal
 	if lo > hi || hi > pi.NumVals {
 		return dst, p.errAt(int64(pi.Offset), "value index out of range", hi)
 	}
-	b, err := p.read(int64(pi.Offset+lo*profValSize), int64(hi-lo)*profValSize, "values")
+	return p.ValuesAt(int64(pi.Offset+lo*profValSize), hi-lo, dst)
+}
+
+// ValuesAt reads n value pairs at byte off into dst.
+func (p *ProfileDB) ValuesAt(off int64, n uint64, dst []MetricValue) ([]MetricValue, error) {
+	if n > uint64(p.size) {
+		return dst, p.truncAt(off, "values run past the end of the file")
+	}
+	b, err := p.read(off, int64(n)*profValSize, "values")
 	if err != nil {
 		return dst, err
 	}
-	for j := uint64(0); j < hi-lo; j++ {
+	for j := uint64(0); j < n; j++ {
 		e := b[j*profValSize:]
 		dst = append(dst, MetricValue{math.Float64frombits(be.Uint64(e)), be.Uint16(e[8:])})
 	}

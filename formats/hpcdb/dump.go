@@ -1,0 +1,357 @@
+package hpcdb
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+)
+
+// The dump/*.txt views reproduce hpcproftt's text rendering of the binary
+// files (HPCToolkit Analysis::Raw::writeAsText_sparseDB{thread,cct} and
+// writeAsText_tracedb at the 2022.05 develop state): headers and index
+// sections from their pointers, then the data blocks read one after the
+// other from the end of the last index section, as the tool reads them.
+
+func align8(v uint64) uint64 { return (v + 7) &^ 7 }
+
+func profileDumpParts(p *hpcdb.ProfileDB) []part {
+	h := p.Header
+	var b []byte
+	b = append(b, hpcdb.ProfileMagic+"\n[hdr:\n  (version: "...)
+	b = strconv.AppendInt(b, int64(h.Major), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(h.Minor), 10)
+	b = append(b, ")\n  (num_prof: "...)
+	b = appendI32(b, h.NumProf)
+	b = append(b, ")\n  (num_sec: "...)
+	b = strconv.AppendInt(b, int64(h.NumSec), 10)
+	b = append(b, ")\n  (prof_info_sec_size: "...)
+	b = appendI64(b, h.InfoSize)
+	b = append(b, ")\n  (prof_info_sec_ptr: "...)
+	b = appendI64(b, h.InfoPtr)
+	b = append(b, ")\n  (id_tuples_sec_size: "...)
+	b = appendI64(b, h.TupleSize)
+	b = append(b, ")\n  (id_tuples_sec_ptr: "...)
+	b = appendI64(b, h.TuplePtr)
+	b = append(b, ")\n]\n"...)
+	parts := []part{textPart(string(b))}
+	if p.InfoErr != nil {
+		return append(parts, errPart(p.InfoErr))
+	}
+	b = append(b[:0], "[Profile informations for "...)
+	b = appendI32(b, h.NumProf)
+	b = append(b, " profiles\n"...)
+	parts = append(parts, textPart(string(b)), part{int64(len(p.Profiles)), func(dst []byte, from, count int64) ([]byte, error) {
+		for i := from; i < from+count; i++ {
+			pi := p.Profiles[i]
+			dst = append(dst, "  "...)
+			dst = strconv.AppendInt(dst, i, 10)
+			dst = append(dst, "[(id_tuple_ptr: "...)
+			dst = appendI64(dst, pi.TuplePtr)
+			dst = append(dst, ") (metadata_ptr: "...)
+			dst = appendI64(dst, pi.MetadataPtr)
+			dst = append(dst, ") (spare_one: "...)
+			dst = appendI64(dst, pi.SpareOne)
+			dst = append(dst, ") (spare_two: "...)
+			dst = appendI64(dst, pi.SpareTwo)
+			dst = append(dst, ") (num_vals: "...)
+			dst = appendI64(dst, pi.NumVals)
+			dst = append(dst, ") (num_nzctxs: "...)
+			dst = appendI32(dst, pi.NumCtxs)
+			dst = append(dst, ") (starting location: "...)
+			dst = appendI64(dst, pi.Offset)
+			dst = append(dst, ")]\n"...)
+		}
+		return dst, nil
+	}}, textPart("]\n"))
+
+	// Identifier tuples, read one after the other from the section start.
+	b = append(b[:0], "[Id tuples for "...)
+	b = appendI32(b, h.NumProf)
+	b = append(b, " profiles, total size "...)
+	b = appendI64(b, h.TupleSize)
+	b = append(b, '\n')
+	off := h.TuplePtr
+	for i := 0; i < len(p.Profiles); i++ {
+		t, n, err := p.TupleAt(off)
+		if err != nil {
+			return append(parts, textPart(string(b)), errPart(err))
+		}
+		off += uint64(n)
+		b = append(b, "  "...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = appendTuple(b, t)
+	}
+	b = append(b, "]\n"...)
+	parts = append(parts, textPart(string(b)))
+
+	order := make([]int, len(p.Profiles))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return p.Profiles[order[a]].Offset < p.Profiles[order[b]].Offset })
+	pos := h.TuplePtr + align8(h.TupleSize)
+	for _, i := range order {
+		pi := p.Profiles[i]
+		valPos, ctxPos := pos, pos+pi.NumVals*10
+		head := "[profile " + strconv.Itoa(i) + "\n  [metrics:\n  (NOTES: printed in file order, help checking if the file is correct)\n"
+		parts = append(parts, textPart(head), part{int64(pi.NumVals), func(dst []byte, from, count int64) ([]byte, error) {
+			vals, err := readProfileValues(p, valPos+uint64(from)*10, uint64(count))
+			for _, v := range vals {
+				dst = append(dst, "    (value: "...)
+				dst = appendG(dst, v.Value)
+				dst = append(dst, ", metric id: "...)
+				dst = strconv.AppendInt(dst, int64(v.Metric), 10)
+				dst = append(dst, ")\n"...)
+			}
+			return dst, err
+		}}, textPart("  ]\n  [ctx indices:\n"), part{int64(pi.NumCtxs) + 1, func(dst []byte, from, count int64) ([]byte, error) {
+			pairs, err := readProfileCtxs(p, ctxPos+uint64(from)*12, uint64(count))
+			for k, c := range pairs {
+				if from+int64(k) == int64(pi.NumCtxs) && c.Ctx == hpcdb.ProfileEndMarker {
+					dst = append(dst, "    (ctx id: END, index: "...)
+					dst = appendI64(dst, c.Index)
+					dst = append(dst, ")\n  ]\n"...)
+					continue
+				}
+				dst = append(dst, "    (ctx id: "...)
+				dst = appendI32(dst, c.Ctx)
+				dst = append(dst, ", index: "...)
+				dst = appendI64(dst, c.Index)
+				dst = append(dst, ")\n"...)
+			}
+			return dst, err
+		}}, textPart("]\n"))
+		pos = ctxPos + (uint64(pi.NumCtxs)+1)*12
+	}
+	footerPos := pos
+	parts = append(parts, part{1, func(dst []byte, _, _ int64) ([]byte, error) {
+		ft, err := readRaw(p.ReaderAt(), p.Size(), footerPos, 8, "profile.db")
+		if err != nil {
+			return dst, err
+		}
+		if string(ft) != hpcdb.ProfileFooter {
+			return dst, dataErr("profile.db", int64(footerPos), "no footer after the last profile block: file incomplete")
+		}
+		return append(dst, "PROFILEDB FOOTER CORRECT, FILE COMPLETE\n"...), nil
+	}})
+	return parts
+}
+
+func appendTuple(b []byte, t []hpcdb.IDElem) []byte {
+	b = append(b, '[')
+	for _, e := range t {
+		b = append(b, '(')
+		k := e.Kind()
+		switch {
+		case k == hpcdb.KindSummary:
+			b = append(b, "SUMMARY"...)
+			if e.RawKind != 0 {
+				b = append(b, '[')
+				b = append(b, e.Interp().String()...)
+				b = append(b, ']')
+			}
+		case k <= hpcdb.KindCore:
+			b = append(b, k.String()...)
+			b = append(b, '(')
+			b = append(b, e.Interp().String()...)
+			b = append(b, ')')
+		default:
+			b = append(b, '[')
+			b = strconv.AppendUint(b, uint64(k), 10)
+			b = append(b, "]("...)
+			b = append(b, e.Interp().String()...)
+			b = append(b, ')')
+		}
+		if e.RawKind != 0 {
+			b = append(b, ": "...)
+			if e.Interp() != hpcdb.InterpLogicalOnly {
+				b = strconv.AppendUint(b, e.Physical, 10)
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendUint(b, e.Logical, 10)
+			b = append(b, ") "...)
+		} else {
+			b = append(b, ')')
+		}
+	}
+	return append(b, "]\n"...)
+}
+
+func cctDumpParts(c *hpcdb.CCTDB) []part {
+	h := c.Header
+	var b []byte
+	b = append(b, hpcdb.CCTMagic+"\n[hdr:\n  (version: "...)
+	b = strconv.AppendInt(b, int64(h.Major), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(h.Minor), 10)
+	b = append(b, ")\n  (num_ctx: "...)
+	b = appendI32(b, h.NumCtx)
+	b = append(b, ")\n  (num_sec: "...)
+	b = strconv.AppendInt(b, int64(h.NumSec), 10)
+	b = append(b, ")\n  (ctx_info_sec_size: "...)
+	b = appendI64(b, h.InfoSize)
+	b = append(b, ")\n  (ctx_info_sec_ptr: "...)
+	b = appendI64(b, h.InfoPtr)
+	b = append(b, ")\n]\n[Context informations for "...)
+	b = appendI32(b, h.NumCtx)
+	b = append(b, " Contexts\n"...)
+	parts := []part{textPart(string(b)), part{int64(h.NumCtx), func(dst []byte, from, count int64) ([]byte, error) {
+		infos, err := c.Infos(uint64(from), uint64(count), nil)
+		for _, x := range infos {
+			dst = append(dst, "  [(context id: "...)
+			dst = appendI32(dst, x.Ctx)
+			dst = append(dst, ") (num_vals: "...)
+			dst = appendI64(dst, x.NumVals)
+			dst = append(dst, ") (num_nzmids: "...)
+			dst = strconv.AppendInt(dst, int64(x.NumMetric), 10)
+			dst = append(dst, ") (starting location: "...)
+			dst = appendI64(dst, x.Offset)
+			dst = append(dst, ")]\n"...)
+		}
+		return dst, err
+	}}, textPart("]\n")}
+
+	// Blocks of the non-empty contexts, one after the other.
+	type block struct {
+		info hpcdb.CtxInfo
+		pos  uint64
+	}
+	var blocks []block
+	pos := h.InfoPtr + align8(h.InfoSize)
+	var planErr error
+	const batch = 4096
+	for k := uint64(0); k < uint64(h.NumCtx); k += batch {
+		infos, err := c.Infos(k, batch, nil)
+		if err != nil {
+			planErr = err
+			break
+		}
+		for _, x := range infos {
+			if x.NumVals == 0 {
+				continue
+			}
+			if x.NumVals > uint64(c.Size()) {
+				planErr = dataErr("cct.db", int64(pos), "context value count larger than the file")
+				break
+			}
+			blocks = append(blocks, block{x, pos})
+			pos += x.NumVals*12 + (uint64(x.NumMetric)+1)*10
+		}
+		if planErr != nil {
+			break
+		}
+	}
+	parts = append(parts, part{int64(len(blocks)), func(dst []byte, from, count int64) ([]byte, error) {
+		for _, bl := range blocks[from : from+count] {
+			vals, mets, err := c.BlockAt(int64(bl.pos), bl.info.NumVals, bl.info.NumMetric)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(dst, "[context "...)
+			dst = appendI32(dst, bl.info.Ctx)
+			dst = append(dst, "\n  [metrics:\n  (NOTES: printed in file order, help checking if the file is correct)\n"...)
+			for _, v := range vals {
+				dst = append(dst, "    (value: "...)
+				dst = appendG(dst, v.Value)
+				dst = append(dst, ", profile idx: "...)
+				dst = appendI32(dst, v.Prof)
+				dst = append(dst, ")\n"...)
+			}
+			dst = append(dst, "  ]\n  [metric indices:\n"...)
+			for k, m := range mets {
+				if k == len(mets)-1 && m.Metric == hpcdb.CCTEndMarker {
+					dst = append(dst, "    (metric id: END, index: "...)
+					dst = appendI64(dst, m.Index)
+					dst = append(dst, ")\n  ]\n"...)
+					continue
+				}
+				dst = append(dst, "    (metric id: "...)
+				dst = strconv.AppendInt(dst, int64(m.Metric), 10)
+				dst = append(dst, ", index: "...)
+				dst = appendI64(dst, m.Index)
+				dst = append(dst, ")\n"...)
+			}
+			dst = append(dst, "]\n"...)
+		}
+		return dst, nil
+	}})
+	if planErr != nil {
+		return append(parts, errPart(planErr))
+	}
+	footerPos := pos
+	return append(parts, part{1, func(dst []byte, _, _ int64) ([]byte, error) {
+		ft, err := readRaw(c.ReaderAt(), c.Size(), footerPos, 8, "cct.db")
+		if err != nil {
+			return dst, err
+		}
+		if string(ft) != hpcdb.CCTFooter {
+			return dst, dataErr("cct.db", int64(footerPos), "no footer after the last context block: file incomplete")
+		}
+		return append(dst, "CCTDB FOOTER CORRECT, FILE COMPLETE\n"...), nil
+	}})
+}
+
+func traceDumpParts(t *hpcdb.TraceDB) []part {
+	h := t.Header
+	var b []byte
+	b = append(b, hpcdb.TraceMagic+"\n[hdr:\n  (version: "...)
+	b = strconv.AppendInt(b, int64(h.Major), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(h.Minor), 10)
+	b = append(b, ")\n  (num_trace: "...)
+	b = appendI32(b, h.NumTraces)
+	b = append(b, ")\n  (num_sec: "...)
+	b = strconv.AppendInt(b, int64(h.NumSec), 10)
+	b = append(b, ")\n  (trace_hdr_sec_size: "...)
+	b = appendI64(b, h.HdrSize)
+	b = append(b, ")\n  (trace_hdr_sec_ptr: "...)
+	b = appendI64(b, h.HdrPtr)
+	b = append(b, ")\n]\n[Trace hdrs for "...)
+	b = appendI32(b, h.NumTraces)
+	b = append(b, " traces\n"...)
+	for i, l := range t.Lines {
+		b = append(b, "  "...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, "[(prof_info_idx: "...)
+		b = appendI32(b, l.Prof)
+		b = append(b, ") (trace_idx: "...)
+		b = strconv.AppendInt(b, int64(l.Index), 10)
+		b = append(b, ") (start: "...)
+		b = appendI64(b, l.Start)
+		b = append(b, ") (end: "...)
+		b = appendI64(b, l.End)
+		b = append(b, ")]\n"...)
+	}
+	if t.LinesErr != nil {
+		return []part{textPart(string(b)), errPart(t.LinesErr)}
+	}
+	b = append(b, "]\n"...)
+	parts := []part{textPart(string(b))}
+	lines := append([]hpcdb.TraceLine(nil), t.Lines...)
+	sort.SliceStable(lines, func(a, b int) bool { return lines[a].Start < lines[b].Start })
+	pos := h.HdrPtr + align8(h.HdrSize)
+	for _, l := range lines {
+		n := l.NumSamples()
+		start := pos
+		parts = append(parts, textPart("[Trace "+strconv.FormatInt(int64(int32(l.Prof)), 10)+":\n"), part{int64(n), func(dst []byte, from, count int64) ([]byte, error) {
+			s, err := t.SamplesAt(int64(start+uint64(from)*12), uint64(count), nil)
+			for _, x := range s {
+				dst = append(dst, "  ("...)
+				dst = strconv.AppendUint(dst, x.Time, 10)
+				dst = append(dst, ", "...)
+				dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
+				dst = append(dst, ")\n"...)
+			}
+			return dst, err
+		}}, textPart("]\n"))
+		pos += n * 12
+	}
+	if pos >= uint64(t.Size()) {
+		parts = append(parts, textPart("END OF FILE\n"))
+	} else {
+		parts = append(parts, textPart("SHOULD BE EOF, BUT NOT, SOME ERRORS HAPPENED\n"))
+	}
+	return parts
+}

@@ -1,0 +1,149 @@
+// Package hpcdb builds the tree of an HPCToolkit database of the
+// experiment.xml 4.0 generation (experiment.xml, profile.db, cct.db,
+// trace.db): hpcproftt's dumps, the metric and profile tables, the
+// calling-context tree with summary values, per-context and per-profile
+// values and the traces.
+//
+// Mounting reads the binary headers only; experiment.xml is parsed on
+// first need and every view is rendered lazily.
+package hpcdb
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// Format is the registry entry.
+var Format = vfs.Format{
+	Name:     "hpcdb",
+	Supports: "HPCToolkit database 4.0 directories (experiment.xml 4.0 + profile.db/cct.db/trace.db)",
+	Detect:   Detect,
+	Open:     Open,
+}
+
+// Detect recognises a database directory by the magic of its profile.db
+// or the version of its experiment.xml.
+func Detect(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	if b := head(filepath.Join(path, "profile.db"), 16); string(b) == hpcdb.ProfileMagic {
+		return "HPCToolkit database (profile.db " + hpcdb.ProfileMagic + ")", true
+	}
+	b := head(filepath.Join(path, "experiment.xml"), 512)
+	if bytes.Contains(b, []byte(`<HPCToolkitExperiment version="4.0"`)) {
+		if _, err := os.Stat(filepath.Join(path, "meta.db")); err != nil {
+			return "HPCToolkit database (experiment.xml 4.0)", true
+		}
+	}
+	return "", false
+}
+
+func head(path string, n int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k]
+}
+
+// db is one opened database.
+type db struct {
+	dir     string
+	src     *vfs.Source
+	profile *hpcdb.ProfileDB
+	cct     *hpcdb.CCTDB
+	trace   *hpcdb.TraceDB
+	xmlPath string
+
+	model lazyModel
+	valid validity
+}
+
+// Open builds the tree of the database directory at path.
+func Open(path string) (*vfs.Source, error) {
+	d := &db{dir: path, xmlPath: filepath.Join(path, "experiment.xml")}
+	src := vfs.NewSource("hpcdb", "4.0", path)
+	d.src = src
+	d.model.d = d
+	open := func(name string, fn func(string) error) {
+		p := filepath.Join(path, name)
+		if _, err := os.Stat(p); err != nil {
+			return
+		}
+		if err := fn(p); err != nil {
+			src.Errors.Report(name, err)
+		}
+	}
+	open("profile.db", func(p string) (err error) {
+		d.profile, err = hpcdb.OpenProfileDB(p)
+		if err == nil {
+			src.OnClose(d.profile)
+			if d.profile.InfoErr != nil {
+				src.Errors.Report("profile.db", d.profile.InfoErr)
+			}
+		}
+		return err
+	})
+	open("cct.db", func(p string) (err error) {
+		d.cct, err = hpcdb.OpenCCTDB(p)
+		if err == nil {
+			src.OnClose(d.cct)
+		}
+		return err
+	})
+	open("trace.db", func(p string) (err error) {
+		d.trace, err = hpcdb.OpenTraceDB(p)
+		if err == nil {
+			src.OnClose(d.trace)
+			if d.trace.LinesErr != nil {
+				src.Errors.Report("trace.db", d.trace.LinesErr)
+			}
+		}
+		return err
+	})
+	if _, err := os.Stat(d.xmlPath); err != nil && d.profile == nil {
+		return nil, err
+	}
+	if d.profile != nil {
+		src.AddInfo("profiles", len(d.profile.Profiles))
+	}
+	if d.cct != nil {
+		src.AddInfo("contexts", d.cct.Header.NumCtx)
+	}
+	if d.trace != nil {
+		src.AddInfo("trace lines", len(d.trace.Lines))
+	}
+	d.build()
+	return src, nil
+}
+
+func (d *db) build() {
+	root := d.src.Root
+	root.AddFile("README.txt", render.Bytes(d.readme, nil))
+	root.AddFile("header.txt", render.Bytes(d.headerText, d.src.Errors.Reporter("header.txt")))
+	dump := root.AddDir("dump")
+	if d.profile != nil {
+		dump.AddFile("profile.db.txt", streamParts(func() []part { return profileDumpParts(d.profile) }, 1024, d.src.Errors.Reporter("dump/profile.db.txt")))
+	}
+	if d.cct != nil {
+		dump.AddFile("cct.db.txt", streamParts(func() []part { return cctDumpParts(d.cct) }, 64, d.src.Errors.Reporter("dump/cct.db.txt")))
+	}
+	if d.trace != nil {
+		dump.AddFile("trace.db.txt", streamParts(func() []part { return traceDumpParts(d.trace) }, 2048, d.src.Errors.Reporter("dump/trace.db.txt")))
+	}
+	d.buildViews()
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,507 @@
+package hpcdb
+
+import (
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// model is everything derived from experiment.xml and the profile
+// headers, built once on first need. Its memory grows with the number of
+// contexts (about 100 bytes each plus 8 per visible metric), never with
+// the number of values or samples.
+type model struct {
+	x      *hpcdb.Experiment
+	numCtx int
+
+	ctxNode []int32 // ctx id -> node index, -1 when the XML has no tag for it
+	rows    []int32 // ctx ids in tree order, then unlisted contexts with values
+	parent  []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
+	depth   []int32
+	frame   []int32 // ctx id -> enclosing procedure-frame ctx (itself for a PF), -1 when none
+	fileOf  []int64 // node index -> effective file id (inherited from the frame)
+	modOf   []int64
+
+	// frame paths (PF ctx ids only)
+	pathLen    []int32 // bytes of "root;...;leaf"
+	pathCSVLen []int32 // the same as one CSV field
+	frameDepth []int32
+	nameCSVLen []int32 // the frame's procedure name as one CSV field
+
+	procs   map[int64]string
+	files   map[int64]string
+	modules map[int64]string
+
+	visible   []metricCol // summary columns: MetricTable entries with show != 4
+	thread    []metricCol // raw per-thread columns: MetricDBTable
+	summary   []metricCol // raw summary-profile columns: partials the view formulas use
+	threadIdx map[int]int // metric id -> column of thread
+	sumIdx    map[int]int // metric id -> column of summary
+
+	sumOnce sync.Once
+	sumVals []float64 // numCtx × len(visible), summary values
+	hasSum  []bool
+
+	profNames []string // file names of profiles (index = profile index)
+	tuples    [][]hpcdb.IDElem
+	kinds     []uint16 // identifier kinds present, ascending
+	kindNames map[uint16]string
+
+	minTime uint64
+}
+
+type metricCol struct {
+	id      int
+	name    string
+	column  string
+	metric  *hpcdb.Metric // nil for MetricDB entries
+	expr    *hpcdb.Expr
+	inc     bool
+	percent bool
+}
+
+type lazyModel struct {
+	d    *db
+	once sync.Once
+	m    *model
+}
+
+func (l *lazyModel) get() *model {
+	l.once.Do(func() { l.m = l.d.buildModel() })
+	return l.m
+}
+
+func (d *db) buildModel() *model {
+	m := &model{procs: map[int64]string{}, files: map[int64]string{}, modules: map[int64]string{}, kindNames: map[uint16]string{}}
+	x, err := hpcdb.OpenExperiment(d.xmlPath)
+	if err != nil {
+		d.src.Errors.Report("experiment.xml", err)
+	}
+	if x == nil {
+		x = &hpcdb.Experiment{}
+	}
+	if len(x.Nodes) == 0 {
+		x.Nodes = []hpcdb.Node{{Kind: hpcdb.NodeRoot, Parent: -1, Proc: -1, File: -1, Module: -1}}
+	}
+	m.x = x
+	for _, p := range x.Procedures {
+		m.procs[p.ID] = p.Name
+	}
+	for _, f := range x.Files {
+		m.files[f.ID] = f.Name
+	}
+	for _, f := range x.Modules {
+		m.modules[f.ID] = f.Name
+	}
+	for _, k := range x.IDNames {
+		m.kindNames[k.Kind] = strings.ToLower(k.Name)
+	}
+
+	n := int(x.MaxCtx) + 1
+	if d.cct != nil {
+		n = max(n, int(d.cct.Header.NumCtx))
+	}
+	if d.profile != nil && len(d.profile.Profiles) > 0 {
+		if k := d.profile.Profiles[0].NumCtxs; k > 0 {
+			if pairs, err := d.profile.CtxPairs(0, uint64(k-1), 1, nil); err == nil && int(pairs[0].Ctx) < 1<<26 {
+				n = max(n, int(pairs[0].Ctx)+1)
+			}
+		}
+	}
+	m.numCtx = n
+	m.buildTree()
+	m.buildMetrics(d)
+	m.buildProfiles(d)
+	m.addUnlisted(d)
+	if len(x.TraceDBs) > 0 {
+		m.minTime = x.TraceDBs[0].MinTime
+	} else if d.trace != nil {
+		first := true
+		for i := range d.trace.Lines {
+			s, err := d.trace.Samples(i, 0, 1, nil)
+			if err == nil && len(s) == 1 && (first || s[0].Time < m.minTime) {
+				m.minTime, first = s[0].Time, false
+			}
+		}
+	}
+	return m
+}
+
+func (m *model) buildTree() {
+	x := m.x
+	n := m.numCtx
+	m.ctxNode = make([]int32, n)
+	m.parent = make([]int32, n)
+	m.depth = make([]int32, n)
+	m.frame = make([]int32, n)
+	m.pathLen = make([]int32, n)
+	m.pathCSVLen = make([]int32, n)
+	m.frameDepth = make([]int32, n)
+	m.nameCSVLen = make([]int32, n)
+	for i := range m.ctxNode {
+		m.ctxNode[i], m.parent[i], m.frame[i] = -1, -1, -1
+	}
+	m.fileOf = make([]int64, len(x.Nodes))
+	m.modOf = make([]int64, len(x.Nodes))
+	nodeCtx := make([]int32, len(x.Nodes)) // node -> ctx id of the context it belongs to
+	pathQ := make([]int32, n)              // '"' count of the path
+	pathNeed := make([]bool, n)
+	for i := range x.Nodes {
+		nd := &x.Nodes[i]
+		file, mod := nd.File, nd.Module
+		if nd.Parent >= 0 {
+			if file < 0 {
+				file = m.fileOf[nd.Parent]
+			}
+			if mod < 0 && nd.Kind != hpcdb.NodePF {
+				mod = m.modOf[nd.Parent]
+			}
+		}
+		m.fileOf[i], m.modOf[i] = file, mod
+		if i == 0 {
+			nodeCtx[0] = 0
+			m.ctxNode[0] = 0
+			m.rows = append(m.rows, 0)
+			continue
+		}
+		pctx := nodeCtx[nd.Parent]
+		if nd.ID < 0 || nd.ID >= int64(n) || m.ctxNode[nd.ID] >= 0 {
+			nodeCtx[i] = pctx // a companion tag: part of its parent's context
+			continue
+		}
+		c := int32(nd.ID)
+		nodeCtx[i] = c
+		m.ctxNode[c] = int32(i)
+		m.parent[c] = pctx
+		m.depth[c] = m.depth[pctx] + 1
+		m.rows = append(m.rows, c)
+		if nd.Kind != hpcdb.NodePF {
+			m.frame[c] = m.frame[pctx]
+			continue
+		}
+		m.frame[c] = c
+		name := m.procName(nd.Proc)
+		pf := m.frame[pctx]
+		l, q := int32(len(name)), int32(strings.Count(name, `"`))
+		need := strings.ContainsAny(name, ",\"\r\n")
+		if pf >= 0 {
+			l += m.pathLen[pf] + 1
+			q += pathQ[pf]
+			need = need || pathNeed[pf]
+			m.frameDepth[c] = m.frameDepth[pf] + 1
+		} else {
+			need = need || render.FieldNeedsQuotes(name) || name == ""
+			m.frameDepth[c] = 1
+		}
+		m.pathLen[c], pathQ[c], pathNeed[c] = l, q, need
+		m.nameCSVLen[c] = int32(len(render.AppendCSVField(nil, name)))
+		m.pathCSVLen[c] = l
+		if need {
+			m.pathCSVLen[c] = l + 2 + q
+		}
+	}
+}
+
+func (m *model) procName(id int64) string {
+	if s, ok := m.procs[id]; ok {
+		return s
+	}
+	return "<procedure " + strconv.FormatInt(id, 10) + ">"
+}
+
+// ctxKind and ctxName describe a context.
+func (m *model) ctxKind(c int) string {
+	if c >= 0 && c < m.numCtx && m.ctxNode[c] >= 0 {
+		return m.x.Nodes[m.ctxNode[c]].Kind.String()
+	}
+	return "unlisted"
+}
+
+func (m *model) ctxName(c int) string {
+	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 {
+		return "unlisted context " + strconv.Itoa(c)
+	}
+	ni := m.ctxNode[c]
+	nd := &m.x.Nodes[ni]
+	where := func() string {
+		f := m.files[m.fileOf[ni]]
+		return path.Base(f) + ":" + strconv.FormatInt(nd.Line, 10)
+	}
+	switch nd.Kind {
+	case hpcdb.NodeRoot:
+		return "<root>"
+	case hpcdb.NodePF:
+		return m.procName(nd.Proc)
+	case hpcdb.NodeL:
+		return "loop at " + where()
+	case hpcdb.NodeC:
+		return "call at " + where()
+	}
+	return where()
+}
+
+func (m *model) ctxFile(c int) (string, int64) {
+	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 || c == 0 {
+		return "", 0
+	}
+	ni := m.ctxNode[c]
+	return m.files[m.fileOf[ni]], m.x.Nodes[ni].Line
+}
+
+func (m *model) ctxModule(c int) string {
+	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 {
+		return ""
+	}
+	return m.modules[m.modOf[m.ctxNode[c]]]
+}
+
+// appendPath appends the procedure-frame path of ctx c: root;...;leaf.
+func (m *model) appendPath(dst []byte, c int) []byte {
+	if c < 0 || c >= m.numCtx {
+		return dst
+	}
+	f := m.frame[c]
+	if f < 0 {
+		return dst
+	}
+	var stack [256]int32
+	k := 0
+	for f >= 0 && k < len(stack) {
+		stack[k] = f
+		k++
+		f = m.frame[m.parent[f]]
+	}
+	for j := k - 1; j >= 0; j-- {
+		dst = append(dst, m.procName(m.x.Nodes[m.ctxNode[stack[j]]].Proc)...)
+		if j > 0 {
+			dst = append(dst, ';')
+		}
+	}
+	return dst
+}
+
+// columnName makes a snake_case column from a metric name:
+// "CPUTIME (sec):Sum (I)" -> "cputime_sec_sum_inc".
+func columnName(name string) string {
+	suffix := ""
+	switch {
+	case strings.HasSuffix(name, " (I)"):
+		name, suffix = strings.TrimSuffix(name, " (I)"), "_inc"
+	case strings.HasSuffix(name, " (E)"):
+		name, suffix = strings.TrimSuffix(name, " (E)"), "_exc"
+	}
+	var b strings.Builder
+	us := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			if us && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(r)
+			us = false
+		} else {
+			us = true
+		}
+	}
+	s := b.String()
+	if s == "" {
+		s = "metric"
+	}
+	return s + suffix
+}
+
+func (m *model) buildMetrics(d *db) {
+	x := m.x
+	used := map[string]int{}
+	uniq := func(s string) string {
+		used[s]++
+		if used[s] > 1 {
+			return s + "_" + strconv.Itoa(used[s])
+		}
+		return s
+	}
+	referenced := map[int]bool{}
+	for i := range x.Metrics {
+		mt := &x.Metrics[i]
+		if mt.Show == 4 {
+			continue
+		}
+		frm := mt.Formula("view")
+		if frm == "" {
+			frm = "$" + strconv.Itoa(mt.ID)
+		}
+		e, err := hpcdb.ParseFormula(frm)
+		if err != nil {
+			d.src.Errors.Report("experiment.xml", err)
+			e, _ = hpcdb.ParseFormula("0")
+		}
+		for _, v := range e.Vars() {
+			referenced[v] = true
+		}
+		m.visible = append(m.visible, metricCol{id: mt.ID, name: mt.Name, column: uniq(columnName(mt.Name)), metric: mt, expr: e,
+			inc: mt.Type == "inclusive" || strings.HasSuffix(mt.Name, "(I)"), percent: mt.ShowPercent})
+	}
+	m.sumIdx = map[int]int{}
+	for i := range x.Metrics {
+		mt := &x.Metrics[i]
+		if mt.Show == 4 && referenced[mt.ID] {
+			m.sumIdx[mt.ID] = len(m.summary)
+			m.summary = append(m.summary, metricCol{id: mt.ID, name: mt.Name, column: uniq(columnName(mt.Name)), metric: mt, inc: mt.Type == "inclusive"})
+		}
+	}
+	for id := range referenced { // referenced ids with no table entry
+		if _, ok := m.sumIdx[id]; !ok {
+			m.sumIdx[id] = len(m.summary)
+			m.summary = append(m.summary, metricCol{id: id, name: "$" + strconv.Itoa(id), column: uniq("metric_" + strings.ReplaceAll(strconv.Itoa(id), "-", "m"))})
+		}
+	}
+	m.threadIdx = map[int]int{}
+	for _, mdb := range x.MetricDBs {
+		if _, dup := m.threadIdx[mdb.ID]; dup {
+			continue
+		}
+		m.threadIdx[mdb.ID] = len(m.thread)
+		m.thread = append(m.thread, metricCol{id: mdb.ID, name: mdb.Name, column: uniq(columnName(mdb.Name)), inc: strings.HasSuffix(mdb.Name, "(I)")})
+	}
+}
+
+func (m *model) buildProfiles(d *db) {
+	if d.profile == nil {
+		return
+	}
+	p := d.profile
+	n := len(p.Profiles)
+	m.tuples = make([][]hpcdb.IDElem, n)
+	width := map[uint16]int{}
+	for i := range p.Profiles {
+		t, err := p.Tuple(i)
+		if err != nil {
+			d.src.Errors.Report("profile.db", err)
+		}
+		m.tuples[i] = t
+		for _, e := range t {
+			k := uint16(e.Kind())
+			if k == 0 {
+				continue
+			}
+			if _, ok := width[k]; !ok {
+				m.kinds = append(m.kinds, k)
+			}
+			width[k] = max(width[k], render.DecimalLen(e.Logical))
+		}
+	}
+	sort.Slice(m.kinds, func(a, b int) bool { return m.kinds[a] < m.kinds[b] })
+	names := make([]string, n)
+	for i, t := range m.tuples {
+		var parts []string
+		for _, e := range t {
+			k := uint16(e.Kind())
+			if k == 0 {
+				continue
+			}
+			parts = append(parts, m.kindName(k)+"-"+string(render.AppendPadded(nil, e.Logical, width[k])))
+		}
+		switch {
+		case i == 0 || len(t) == 1 && t[0].Kind() == hpcdb.KindSummary:
+			names[i] = "summary"
+		case len(parts) == 0:
+			names[i] = "profile-" + strconv.Itoa(i)
+		default:
+			names[i] = strings.Join(parts, ".")
+		}
+	}
+	m.profNames = vfs.UniqueNames(names)
+}
+
+func (m *model) kindName(k uint16) string {
+	if s, ok := m.kindNames[k]; ok && s != "" {
+		return s
+	}
+	return strings.ToLower(hpcdb.IDKind(k).String())
+}
+
+// addUnlisted appends to rows the contexts that carry values in the
+// summary profile but have no tag in experiment.xml.
+func (m *model) addUnlisted(d *db) {
+	if d.profile == nil || len(d.profile.Profiles) == 0 {
+		return
+	}
+	forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
+		if int(c) < m.numCtx && m.ctxNode[c] < 0 {
+			m.rows = append(m.rows, int32(c))
+		}
+		return true
+	}, d.src.Errors.Reporter("profile.db"))
+}
+
+// forEachCtx calls fn for each context of profile i with its value range.
+func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool, onErr func(error)) {
+	n := uint64(p.Profiles[i].NumCtxs)
+	const batch = 4096
+	var buf []hpcdb.CtxIdx
+	for k := uint64(0); k < n; k += batch {
+		var err error
+		buf, err = p.CtxPairs(i, k, min(batch, n-k)+1, buf[:0])
+		if err != nil {
+			onErr(err)
+			return
+		}
+		for j := 0; j+1 < len(buf); j++ {
+			if !fn(buf[j].Ctx, buf[j].Index, buf[j+1].Index) {
+				return
+			}
+		}
+	}
+}
+
+// summaryValues evaluates the visible metrics' formulas over the summary
+// profile, once, for every context.
+func (m *model) summaryValues(d *db) ([]float64, []bool) {
+	m.sumOnce.Do(func() {
+		nv := len(m.visible)
+		m.sumVals = make([]float64, m.numCtx*nv)
+		m.hasSum = make([]bool, m.numCtx)
+		if d.profile == nil || len(d.profile.Profiles) == 0 || nv == 0 {
+			return
+		}
+		raw := make([]float64, len(m.summary))
+		get := func(id int) float64 {
+			if k, ok := m.sumIdx[id]; ok {
+				return raw[k]
+			}
+			return 0
+		}
+		onErr := d.src.Errors.Reporter("profile.db")
+		var vals []hpcdb.MetricValue
+		forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
+			if int(c) >= m.numCtx {
+				return true
+			}
+			var err error
+			vals, err = d.profile.Values(0, lo, hi, vals[:0])
+			if err != nil {
+				onErr(err)
+				return false
+			}
+			clear(raw)
+			for _, v := range vals {
+				if k, ok := m.sumIdx[int(v.Metric)]; ok {
+					raw[k] = v.Value
+				}
+			}
+			row := m.sumVals[int(c)*nv : int(c)*nv+nv]
+			for j, col := range m.visible {
+				row[j] = col.expr.Eval(get)
+			}
+			m.hasSum[c] = true
+			return true
+		}, onErr)
+	})
+	return m.sumVals, m.hasSum
+}

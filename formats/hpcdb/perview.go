@@ -1,0 +1,263 @@
+package hpcdb
+
+import (
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+type validity struct {
+	once sync.Once
+	ok   bool
+}
+
+// cctValid reports whether cct.db's data area can be used; it samples a
+// few blocks once and says in _errors.txt when contexts/ falls back to
+// profile.db.
+func (d *db) cctValid() bool {
+	if d.cct == nil {
+		return false
+	}
+	val := &d.valid
+	val.once.Do(func() {
+		ok, err := d.cct.DataValid(16)
+		val.ok = ok && err == nil
+		switch {
+		case err != nil:
+			d.src.Errors.Report("cct.db", err)
+			d.src.Errors.Report("contexts", errString("cct.db data unreadable; contexts/ derived from profile.db"))
+		case !ok:
+			d.src.Errors.Report("contexts", errString("cct.db data area is zero-filled or malformed; contexts/ derived from profile.db"))
+		}
+	})
+	return val.ok
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// numContexts is the size of the context-id space known without parsing
+// experiment.xml.
+func (d *db) numContexts() int {
+	if d.cct != nil {
+		return int(min(d.cct.Header.NumCtx, 1<<26))
+	}
+	if d.profile != nil && len(d.profile.Profiles) > 0 {
+		if k := d.profile.Profiles[0].NumCtxs; k > 0 {
+			if pairs, err := d.profile.CtxPairs(0, uint64(k-1), 1, nil); err == nil && pairs[0].Ctx < 1<<26 {
+				return int(pairs[0].Ctx) + 1
+			}
+		}
+	}
+	return 0
+}
+
+func (d *db) contextsDir() *vfs.Dir {
+	n := d.numContexts()
+	var once sync.Once
+	var perm []int32 // ids sorted by their decimal name
+	names := func() []int32 {
+		once.Do(func() {
+			perm = make([]int32, n)
+			for i := range perm {
+				perm[i] = int32(i)
+			}
+			slices.SortFunc(perm, func(a, b int32) int {
+				sa, sb := strconv.Itoa(int(a))+".csv", strconv.Itoa(int(b))+".csv"
+				if sa < sb {
+					return -1
+				}
+				if sa > sb {
+					return 1
+				}
+				return 0
+			})
+		})
+		return perm
+	}
+	return vfs.Indexed(n, func(i int) string { return strconv.Itoa(int(names()[i])) + ".csv" },
+		func(i int) vfs.Node {
+			ctx := uint32(names()[i])
+			where := "contexts/" + strconv.Itoa(int(ctx)) + ".csv"
+			return vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.contextCSV(ctx) }, d.src.Errors.Reporter(where)))
+		})
+}
+
+// contextCSV renders contexts/<ctx>.csv: one row per thread profile with a
+// value at ctx, one column per raw (MetricDB) metric.
+func (d *db) contextCSV(ctx uint32) ([]byte, error) {
+	m := d.model.get()
+	head := []string{"profile_idx", "name"}
+	for _, k := range m.kinds {
+		head = append(head, m.kindName(k))
+	}
+	for _, c := range m.thread {
+		head = append(head, c.column)
+	}
+	b := render.AppendCSVRow(nil, head...)
+	nt := len(m.thread)
+	type row struct {
+		prof uint32
+		vals []float64
+	}
+	var rows []row
+	add := func(prof uint32) []float64 {
+		if len(rows) == 0 || rows[len(rows)-1].prof != prof {
+			rows = append(rows, row{prof, make([]float64, nt)})
+		}
+		return rows[len(rows)-1].vals
+	}
+	var err error
+	if d.cctValid() {
+		var cv []hpcdb.CtxValue
+		cv, err = d.cct.ContextValues(ctx)
+		slices.SortStableFunc(cv, func(a, b hpcdb.CtxValue) int { return int(int64(a.Prof) - int64(b.Prof)) })
+		for _, v := range cv {
+			if v.Prof == 0 {
+				continue
+			}
+			vals := add(v.Prof)
+			if k, ok := m.threadIdx[int(v.Metric)]; ok {
+				vals[k] = v.Value
+			}
+		}
+	} else if d.profile != nil {
+		var mv []hpcdb.MetricValue
+		for i := 1; i < len(d.profile.Profiles); i++ {
+			mv, err = d.profile.ContextValues(i, ctx, mv[:0])
+			if err != nil {
+				break
+			}
+			if len(mv) == 0 {
+				continue
+			}
+			vals := add(uint32(i))
+			for _, v := range mv {
+				if k, ok := m.threadIdx[int(v.Metric)]; ok {
+					vals[k] = v.Value
+				}
+			}
+		}
+	}
+	for _, r := range rows {
+		b = strconv.AppendUint(b, uint64(r.prof), 10)
+		b = append(b, ',')
+		name := ""
+		if int(r.prof) < len(m.profNames) {
+			name = m.profNames[r.prof]
+		}
+		b = render.AppendCSVField(b, name)
+		for _, v := range m.idValues(int(r.prof)) {
+			b = append(b, ',')
+			b = append(b, v...)
+		}
+		for _, v := range r.vals {
+			b = append(b, ',')
+			b = render.AppendFloat(b, v)
+		}
+		b = append(b, '\n')
+	}
+	return b, err
+}
+
+func (d *db) profileEntries() []vfs.Entry {
+	m := d.model.get()
+	var out []vfs.Entry
+	for i := range d.profile.Profiles {
+		i := i
+		name := m.profNames[i] + ".csv"
+		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(render.GeneratorFunc(func(state any) (render.Cursor, error) {
+			c := &profileCursor{d: d, m: m, prof: i}
+			if state != nil {
+				c.k = state.(uint64)
+			}
+			return c, nil
+		}), d.src.Errors.Reporter("profiles/"+name)))})
+	}
+	return out
+}
+
+// profileCursor renders profiles/<name>.csv; state = context pair index,
+// with 0 meaning the header row still to come.
+type profileCursor struct {
+	d    *db
+	m    *model
+	prof int
+	k    uint64 // next pair + 1; 0 = header
+	ctxs []hpcdb.CtxIdx
+	vals []hpcdb.MetricValue
+}
+
+func (c *profileCursor) State() any { return c.k }
+
+func (c *profileCursor) columns() ([]metricCol, map[int]int) {
+	if c.prof == 0 {
+		return c.m.summary, c.m.sumIdx
+	}
+	return c.m.thread, c.m.threadIdx
+}
+
+func (c *profileCursor) Next(dst []byte) ([]byte, error) {
+	cols, idx := c.columns()
+	if c.k == 0 {
+		dst = append(dst, "ctx_id,kind,name"...)
+		for _, col := range cols {
+			dst = append(dst, ',')
+			dst = append(dst, col.column...)
+		}
+		c.k = 1
+		return append(dst, '\n'), nil
+	}
+	p := c.d.profile
+	n := uint64(p.Profiles[c.prof].NumCtxs)
+	k := c.k - 1
+	if k >= n {
+		return dst, io.EOF
+	}
+	batch := min(n-k, 512)
+	var err error
+	c.ctxs, err = p.CtxPairs(c.prof, k, batch+1, c.ctxs[:0])
+	if err != nil {
+		return dst, err
+	}
+	lo, hi := c.ctxs[0].Index, c.ctxs[len(c.ctxs)-1].Index
+	if lo > hi {
+		return dst, dataErr("profile.db", 0, "context index out of order")
+	}
+	c.vals, err = p.Values(c.prof, lo, hi, c.vals[:0])
+	if err != nil {
+		return dst, err
+	}
+	row := make([]float64, len(cols))
+	for j := 0; j+1 < len(c.ctxs); j++ {
+		ctx := int(c.ctxs[j].Ctx)
+		a, b := c.ctxs[j].Index, c.ctxs[j+1].Index
+		if a < lo || b > hi || a > b {
+			return dst, dataErr("profile.db", 0, "context index out of order")
+		}
+		clear(row)
+		for _, v := range c.vals[a-lo : b-lo] {
+			if col, ok := idx[int(v.Metric)]; ok {
+				row[col] = v.Value
+			}
+		}
+		dst = strconv.AppendInt(dst, int64(ctx), 10)
+		dst = append(dst, ',')
+		dst = append(dst, c.m.ctxKind(ctx)...)
+		dst = append(dst, ',')
+		dst = render.AppendCSVField(dst, c.m.ctxName(ctx))
+		for _, v := range row {
+			dst = append(dst, ',')
+			dst = render.AppendFloat(dst, v)
+		}
+		dst = append(dst, '\n')
+	}
+	c.k += uint64(len(c.ctxs) - 1)
+	return dst, nil
+}

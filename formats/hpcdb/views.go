@@ -1,0 +1,475 @@
+package hpcdb
+
+import (
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+func (d *db) buildViews() {
+	root := d.src.Root
+	rep := d.src.Errors.Reporter
+	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
+	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
+	root.AddFile("cct.csv", render.Stream(render.GeneratorFunc(d.cctCSVStart), rep("cct.csv")))
+	root.AddFile("cct.txt", render.Stream(render.GeneratorFunc(d.cctTxtStart), rep("cct.txt")))
+	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
+	root.Add("contexts", d.contextsDir())
+	if d.profile != nil {
+		root.Add("profiles", vfs.Lazy(d.profileEntries))
+	}
+	if d.trace != nil {
+		root.Add("traces", vfs.Lazy(d.traceEntries))
+	}
+}
+
+func (d *db) readme() ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, experiment.xml 4.0 generation (profile.db/cct.db/trace.db version bytes 1.0).\n\n")
+	b.WriteString(`README.txt        this file
+_errors.txt       decode problems found so far (empty when none)
+raw/              the original files, byte for byte
+header.txt        every decoded header: experiment.xml tables, profile.db, cct.db, trace.db
+dump/*.txt        hpcproftt's own text rendering of profile.db, cct.db and trace.db
+metrics.csv       MetricTable and MetricDBTable entries; "column" is the CSV column of each
+profiles.csv      one row per profile (index 0 = summary) with its identifier tuple
+cct.csv           the calling-context tree, one row per context, with the visible summary metrics
+cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible metric
+procedures.csv    flat view: per procedure, exclusive summed, inclusive counted once per call path
+contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
+profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial metrics)
+traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (procedure frames)
+traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,procedure,depth,path
+
+Units: times in nanoseconds (t_ns relative to the database's minimum trace time);
+metric values in the metric's own units (see metrics.csv).
+Contexts present in profile.db but not in experiment.xml are listed with kind "unlisted".
+`)
+	return []byte(b.String()), nil
+}
+
+func (d *db) headerText() ([]byte, error) {
+	var b []byte
+	kv := func(k string, v any) {
+		b = append(b, k...)
+		b = append(b, ": "...)
+		switch v := v.(type) {
+		case string:
+			b = append(b, v...)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case uint64:
+			b = strconv.AppendUint(b, v, 10)
+		case uint32:
+			b = strconv.AppendUint(b, uint64(v), 10)
+		case uint16:
+			b = strconv.AppendUint(b, uint64(v), 10)
+		}
+		b = append(b, '\n')
+	}
+	m := d.model.get()
+	x := m.x
+	b = append(b, "[experiment.xml]\n"...)
+	kv("version", x.Version)
+	kv("title", x.Title)
+	kv("identifier_names", len(x.IDNames))
+	kv("metrics", len(x.Metrics))
+	kv("metric_dbs", len(x.MetricDBs))
+	kv("trace_dbs", len(x.TraceDBs))
+	for _, t := range x.TraceDBs {
+		kv("db_min_time_ns", t.MinTime)
+		kv("db_max_time_ns", t.MaxTime)
+		kv("time_units_per_sec", t.Units)
+	}
+	kv("load_modules", len(x.Modules))
+	kv("files", len(x.Files))
+	kv("procedures", len(x.Procedures))
+	kv("cct_tags", len(x.Nodes))
+	kv("max_context_id", uint64(x.MaxCtx))
+	if p := d.profile; p != nil {
+		h := p.Header
+		b = append(b, "\n[profile.db]\n"...)
+		kv("magic", hpcdb.ProfileMagic)
+		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		kv("num_prof", h.NumProf)
+		kv("num_sec", h.NumSec)
+		kv("prof_info_sec_size", h.InfoSize)
+		kv("prof_info_sec_ptr", h.InfoPtr)
+		kv("id_tuples_sec_size", h.TupleSize)
+		kv("id_tuples_sec_ptr", h.TuplePtr)
+		kv("file_size", uint64(p.Size()))
+		kv("footer", p.Footer().String())
+	}
+	if c := d.cct; c != nil {
+		h := c.Header
+		b = append(b, "\n[cct.db]\n"...)
+		kv("magic", hpcdb.CCTMagic)
+		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		kv("num_ctx", h.NumCtx)
+		kv("num_sec", h.NumSec)
+		kv("ctx_info_sec_size", h.InfoSize)
+		kv("ctx_info_sec_ptr", h.InfoPtr)
+		kv("file_size", uint64(c.Size()))
+		kv("footer", c.Footer().String())
+		if d.cctValid() {
+			kv("data", "valid; contexts/ is served from cct.db")
+		} else {
+			kv("data", "not usable (zero-filled or malformed); contexts/ is derived from profile.db")
+		}
+	}
+	if t := d.trace; t != nil {
+		h := t.Header
+		b = append(b, "\n[trace.db]\n"...)
+		kv("magic", hpcdb.TraceMagic)
+		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		kv("num_trace", h.NumTraces)
+		kv("num_sec", h.NumSec)
+		kv("trace_hdr_sec_size", h.HdrSize)
+		kv("trace_hdr_sec_ptr", h.HdrPtr)
+		kv("file_size", uint64(t.Size()))
+		kv("footer", t.Footer().String())
+		var samples uint64
+		for i := range t.Lines {
+			samples += t.Lines[i].NumSamples()
+		}
+		kv("samples", samples)
+	}
+	return b, nil
+}
+
+func (d *db) metricsCSV() ([]byte, error) {
+	x := d.model.get().x
+	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "description", "scope", "statistic", "partner", "show", "show_percent", "format", "formula", "units")
+	m := d.model.get()
+	cols := map[*hpcdb.Metric]string{}
+	for _, c := range append(append([]metricCol(nil), m.visible...), m.summary...) {
+		if c.metric != nil {
+			cols[c.metric] = c.column
+		}
+	}
+	for i := range x.Metrics {
+		mt := &x.Metrics[i]
+		col := cols[mt]
+		if col == "" {
+			col = columnName(mt.Name)
+		}
+		stat := ""
+		if k := strings.LastIndexByte(mt.Name, ':'); k >= 0 {
+			stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[k+1:], " (I)"), " (E)")
+			if j := strings.Index(mt.Name, ":PARTIAL:"); j >= 0 {
+				stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[j+1:], " (I)"), " (E)")
+			}
+		}
+		partner := ""
+		if mt.HasPartner {
+			partner = strconv.Itoa(mt.Partner)
+		}
+		frm := ""
+		for _, f := range mt.Formulas {
+			if frm != "" {
+				frm += "; "
+			}
+			frm += f.Type + ": " + f.Frm
+		}
+		sp := "0"
+		if mt.ShowPercent {
+			sp = "1"
+		}
+		b = render.AppendCSVRow(b, strconv.Itoa(mt.ID), "Metric", mt.Name, col, mt.Desc, mt.Type, stat, partner, strconv.Itoa(mt.Show), sp, mt.Format, frm, mt.Units)
+	}
+	for _, c := range m.thread {
+		scope := ""
+		if strings.HasSuffix(c.name, "(I)") {
+			scope = "inclusive"
+		} else if strings.HasSuffix(c.name, "(E)") {
+			scope = "exclusive"
+		}
+		b = render.AppendCSVRow(b, strconv.Itoa(c.id), "MetricDB", c.name, c.column, "", scope, "", "", "", "", "", "", "")
+	}
+	return b, nil
+}
+
+func (d *db) hasTrace() map[int]bool {
+	out := map[int]bool{}
+	if d.trace != nil {
+		for _, l := range d.trace.Lines {
+			out[int(l.Prof)] = true
+		}
+	}
+	return out
+}
+
+func (d *db) profilesCSV() ([]byte, error) {
+	m := d.model.get()
+	head := []string{"profile_idx", "name"}
+	for _, k := range m.kinds {
+		head = append(head, m.kindName(k))
+	}
+	head = append(head, "num_vals", "num_nzctxs", "has_trace")
+	b := render.AppendCSVRow(nil, head...)
+	if d.profile == nil {
+		return b, nil
+	}
+	traced := d.hasTrace()
+	for i, pi := range d.profile.Profiles {
+		row := []string{strconv.Itoa(i), m.profNames[i]}
+		row = append(row, m.idValues(i)...)
+		row = append(row, strconv.FormatUint(pi.NumVals, 10), strconv.FormatUint(uint64(pi.NumCtxs), 10), strconv.FormatBool(traced[i]))
+		b = render.AppendCSVRow(b, row...)
+	}
+	return b, nil
+}
+
+// idValues are profile i's logical identifier values, one per kind present.
+func (m *model) idValues(i int) []string {
+	out := make([]string, len(m.kinds))
+	if i < len(m.tuples) {
+		for _, e := range m.tuples[i] {
+			for j, k := range m.kinds {
+				if uint16(e.Kind()) == k {
+					out[j] = strconv.FormatUint(e.Logical, 10)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// rowCursor walks the contexts of cct.csv / cct.txt in tree order.
+type rowCursor struct {
+	d   *db
+	m   *model
+	i   int
+	txt bool
+}
+
+func (c *rowCursor) State() any { return c.i }
+
+func (d *db) cctCSVStart(state any) (render.Cursor, error) {
+	c := &rowCursor{d: d, m: d.model.get()}
+	if state != nil {
+		c.i = state.(int)
+	}
+	return c, nil
+}
+
+func (d *db) cctTxtStart(state any) (render.Cursor, error) {
+	c := &rowCursor{d: d, m: d.model.get(), txt: true}
+	if state != nil {
+		c.i = state.(int)
+	}
+	return c, nil
+}
+
+func (c *rowCursor) Next(dst []byte) ([]byte, error) {
+	m := c.m
+	vals, has := m.summaryValues(c.d)
+	nv := len(m.visible)
+	if c.i == 0 {
+		c.i = -1
+		if !c.txt {
+			dst = append(dst, "ctx_id,parent_id,depth,kind,name,module,file,line,address"...)
+			for _, v := range m.visible {
+				dst = append(dst, ',')
+				dst = append(dst, v.column...)
+			}
+			return append(dst, '\n'), nil
+		}
+		inc, exc := m.firstPair()
+		dst = append(dst, "# inclusive_pct  inclusive  exclusive  name [module] file:line   ("...)
+		if inc >= 0 {
+			dst = append(dst, m.visible[inc].name...)
+		}
+		if exc >= 0 {
+			dst = append(dst, " / "...)
+			dst = append(dst, m.visible[exc].name...)
+		}
+		return append(dst, ")\n"...), nil
+	}
+	if c.i < 0 {
+		c.i = 1
+	}
+	end := min(c.i+256, len(m.rows)+1)
+	if c.i > len(m.rows) {
+		return dst, io.EOF
+	}
+	for ; c.i < end; c.i++ {
+		ctx := int(m.rows[c.i-1])
+		if c.txt {
+			dst = c.appendTxt(dst, ctx, vals, has)
+			continue
+		}
+		dst = strconv.AppendInt(dst, int64(ctx), 10)
+		dst = append(dst, ',')
+		if p := m.parent[ctx]; p >= 0 {
+			dst = strconv.AppendInt(dst, int64(p), 10)
+		}
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+		dst = append(dst, ',')
+		dst = append(dst, m.ctxKind(ctx)...)
+		dst = append(dst, ',')
+		dst = render.AppendCSVField(dst, m.ctxName(ctx))
+		dst = append(dst, ',')
+		dst = render.AppendCSVField(dst, m.ctxModule(ctx))
+		dst = append(dst, ',')
+		file, line := m.ctxFile(ctx)
+		dst = render.AppendCSVField(dst, file)
+		dst = append(dst, ',')
+		if ni := m.ctxNode[ctx]; ni > 0 {
+			dst = strconv.AppendInt(dst, line, 10)
+			dst = append(dst, ',')
+			dst = render.AppendHex(dst, m.x.Nodes[ni].Addr)
+		} else {
+			dst = append(dst, ',')
+		}
+		for j := 0; j < nv; j++ {
+			dst = append(dst, ',')
+			dst = render.AppendFloat(dst, vals[ctx*nv+j])
+		}
+		dst = append(dst, '\n')
+	}
+	return dst, nil
+}
+
+// firstPair returns the visible columns shown in cct.txt: the first
+// visible inclusive metric and its exclusive partner (-1 when none).
+func (m *model) firstPair() (inc, exc int) {
+	inc, exc = -1, -1
+	for j, v := range m.visible {
+		if v.inc {
+			inc = j
+			break
+		}
+	}
+	if inc < 0 {
+		if len(m.visible) > 0 {
+			exc = 0
+		}
+		return
+	}
+	mt := m.visible[inc].metric
+	for j, v := range m.visible {
+		if mt != nil && mt.HasPartner && v.id == mt.Partner {
+			exc = j
+		}
+	}
+	return
+}
+
+func (c *rowCursor) appendTxt(dst []byte, ctx int, vals []float64, has []bool) []byte {
+	m := c.m
+	nv := len(m.visible)
+	inc, exc := m.firstPair()
+	get := func(j, ctx int) float64 {
+		if j < 0 {
+			return 0
+		}
+		return vals[ctx*nv+j]
+	}
+	total := get(inc, 0)
+	pct := 0.0
+	if total != 0 {
+		pct = get(inc, ctx) / total * 100
+	}
+	s := strconv.FormatFloat(pct, 'f', 2, 64)
+	for k := len(s); k < 6; k++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, s...)
+	dst = append(dst, "%  "...)
+	dst = render.AppendFloat(dst, get(inc, ctx))
+	dst = append(dst, "  "...)
+	dst = render.AppendFloat(dst, get(exc, ctx))
+	dst = append(dst, "  "...)
+	for k := int32(0); k < m.depth[ctx]; k++ {
+		dst = append(dst, "  "...)
+	}
+	dst = append(dst, m.ctxName(ctx)...)
+	if mod := m.ctxModule(ctx); mod != "" && m.ctxNode[ctx] >= 0 && m.x.Nodes[m.ctxNode[ctx]].Kind == hpcdb.NodePF {
+		dst = append(dst, " ["...)
+		dst = append(dst, mod...)
+		dst = append(dst, ']')
+	}
+	if file, line := m.ctxFile(ctx); file != "" && m.x.Nodes[m.ctxNode[ctx]].Kind == hpcdb.NodePF {
+		dst = append(dst, ' ')
+		dst = append(dst, file...)
+		dst = append(dst, ':')
+		dst = strconv.AppendInt(dst, line, 10)
+	}
+	return append(dst, '\n')
+}
+
+func (d *db) proceduresCSV() ([]byte, error) {
+	m := d.model.get()
+	vals, _ := m.summaryValues(d)
+	nv := len(m.visible)
+	type agg struct {
+		proc  int64
+		first int // first ctx, for module/file/line
+		sums  []float64
+	}
+	byProc := map[int64]*agg{}
+	var order []*agg
+	for _, c32 := range m.rows {
+		c := int(c32)
+		ni := m.ctxNode[c]
+		if ni < 0 || m.x.Nodes[ni].Kind != hpcdb.NodePF {
+			continue
+		}
+		proc := m.x.Nodes[ni].Proc
+		a := byProc[proc]
+		if a == nil {
+			a = &agg{proc: proc, first: c, sums: make([]float64, nv)}
+			byProc[proc] = a
+			order = append(order, a)
+		}
+		outer := true // no enclosing frame of the same procedure
+		for f := m.frame[m.parent[c]]; f >= 0; f = m.frame[m.parent[f]] {
+			if m.x.Nodes[m.ctxNode[f]].Proc == proc {
+				outer = false
+				break
+			}
+		}
+		for j, v := range m.visible {
+			if !v.inc || outer {
+				a.sums[j] += vals[c*nv+j]
+			}
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if nv > 0 && order[i].sums[0] != order[j].sums[0] {
+			return order[i].sums[0] > order[j].sums[0]
+		}
+		return m.procName(order[i].proc) < m.procName(order[j].proc)
+	})
+	head := []string{"procedure", "module", "file", "line"}
+	for _, v := range m.visible {
+		head = append(head, v.column)
+	}
+	b := render.AppendCSVRow(nil, head...)
+	for _, a := range order {
+		file, line := m.ctxFile(a.first)
+		b = render.AppendCSVField(b, m.procName(a.proc))
+		b = append(b, ',')
+		b = render.AppendCSVField(b, m.ctxModule(a.first))
+		b = append(b, ',')
+		b = render.AppendCSVField(b, file)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, line, 10)
+		for _, s := range a.sums {
+			b = append(b, ',')
+			b = render.AppendFloat(b, s)
+		}
+		b = append(b, '\n')
+	}
+	return b, nil
+}
+
+var _ = math.NaN
