@@ -13,12 +13,14 @@ import (
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/formats/webgrind"
 )
 
 // All lists the formats in detection order.
 var All = []vfs.Format{
 	ovni.Format,
 	hpcdb.Format,
+	webgrind.Format,
 }
 
 // ErrUnknown is returned when no format recognises a source.

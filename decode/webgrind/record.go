@@ -22,8 +22,8 @@ type Reader struct {
 // NewReader returns a Reader for sequential reading (large window).
 func (f *File) NewReader() *Reader { return &Reader{f: f, chunk: 256 << 10} }
 
-// newRandomReader returns a Reader for a few scattered records.
-func (f *File) newRandomReader() *Reader { return &Reader{f: f, chunk: 4 << 10} }
+// NewReaderSmall returns a Reader for a few scattered records (small window).
+func (f *File) NewReaderSmall() *Reader { return &Reader{f: f, chunk: 4 << 10} }
 
 // at returns n bytes at off, from the window when it covers them.
 func (rd *Reader) at(off, n int64) ([]byte, error) {
@@ -145,7 +145,7 @@ func (rd *Reader) layout(i int) (layout, string, error) {
 }
 
 // Function decodes the summary of function i.
-func (f *File) Function(i int) (Function, error) { return f.newRandomReader().Function(i) }
+func (f *File) Function(i int) (Function, error) { return f.NewReaderSmall().Function(i) }
 
 // Function decodes the summary of function i.
 func (rd *Reader) Function(i int) (Function, error) {
@@ -192,7 +192,7 @@ func (rd *Reader) callList(section string, off int64, n uint32) ([]Call, error) 
 // invocation and sub-call records by (function, line) in first-seen order,
 // each record counting one call, as later versions count them.
 func (f *File) Calls(i int) (calledFrom, subCalls []Call, err error) {
-	return f.newRandomReader().Calls(i)
+	return f.NewReaderSmall().Calls(i)
 }
 
 // Calls is File.Calls through the reader's window.

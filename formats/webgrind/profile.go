@@ -1,0 +1,336 @@
+package webgrind
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	wg "github.com/hpcfs/hpcfs/decode/webgrind"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A profile is one opened preprocessed file and the state its views share.
+type profile struct {
+	f      *wg.File
+	hdr    *wg.Headers
+	prefix string // path of the profile's directory in the mount, "" or "name/"
+	errs   *vfs.Errors
+
+	tableOnce sync.Once
+	table     atomic.Pointer[table]
+
+	orderOnce sync.Once
+	order     []int // function numbers by self cost descending
+
+	derivedOnce sync.Once
+	derived     [][]wg.Call // version 5: sub-calls inverted from called-from lists
+	derivedErr  error
+}
+
+// A table holds the summary of every function readable from the start;
+// err is what stopped it, if anything.
+type table struct {
+	fns []wg.Function
+	err error
+}
+
+func newProfile(f *wg.File, prefix string, errs *vfs.Errors) *profile {
+	p := &profile{f: f, hdr: wg.ParseHeaders(f.HeaderLines), prefix: prefix, errs: errs}
+	for _, err := range f.Problems {
+		errs.Report(prefix+"header.txt", err)
+	}
+	return p
+}
+
+func (p *profile) reporter(view string) func(error) { return p.errs.Reporter(p.prefix + view) }
+
+// functions returns the function table, reading it on first use.
+func (p *profile) functions() *table {
+	p.tableOnce.Do(func() {
+		t := &table{fns: make([]wg.Function, 0, p.f.NumFunctions())}
+		rd := p.f.NewReader()
+		files := map[string]string{}
+		for i := 0; i < p.f.NumFunctions(); i++ {
+			fn, err := rd.Function(i)
+			if err != nil {
+				t.err = err
+				break
+			}
+			if s, ok := files[fn.File]; ok {
+				fn.File = s
+			} else {
+				files[fn.File] = fn.File
+			}
+			t.fns = append(t.fns, fn)
+		}
+		p.table.Store(t)
+	})
+	return p.table.Load()
+}
+
+// name returns the name of function i without waiting for the table.
+func (p *profile) name(i uint32) string {
+	if t := p.table.Load(); t != nil {
+		if int64(i) < int64(len(t.fns)) {
+			return t.fns[i].Name
+		}
+		return ""
+	}
+	fn, err := p.f.Function(int(i))
+	if err != nil {
+		return ""
+	}
+	return fn.Name
+}
+
+func (p *profile) sortedBySelf() []int {
+	p.orderOnce.Do(func() {
+		t := p.functions()
+		p.order = make([]int, len(t.fns))
+		for i := range p.order {
+			p.order[i] = i
+		}
+		slices.SortStableFunc(p.order, func(a, b int) int {
+			sa, sb := t.fns[a].Self, t.fns[b].Self
+			switch {
+			case sa > sb:
+				return -1
+			case sa < sb:
+				return 1
+			}
+			return 0
+		})
+	})
+	return p.order
+}
+
+// subCalls returns the sub-call list of function i: stored (v4, v6, v7) or
+// derived from every called-from list (v5).
+func (p *profile) subCalls(rd *wg.Reader, i int) ([]wg.Call, error) {
+	if p.f.Version.HasSubCalls() {
+		_, sc, err := rd.Calls(i)
+		return sc, err
+	}
+	p.derivedOnce.Do(func() {
+		n := p.f.NumFunctions()
+		p.derived = make([][]wg.Call, n)
+		drd := p.f.NewReader()
+		for g := 0; g < n; g++ {
+			cf, err := drd.CalledFrom(g)
+			if err != nil {
+				p.derivedErr = err
+				break
+			}
+			for _, c := range cf {
+				if int64(c.Function) < int64(n) {
+					p.derived[c.Function] = append(p.derived[c.Function], wg.Call{Function: uint32(g), Line: c.Line, Count: c.Count, Cost: c.Cost})
+				}
+			}
+		}
+	})
+	if i < len(p.derived) && p.derived[i] != nil {
+		return p.derived[i], nil
+	}
+	return nil, p.derivedErr
+}
+
+// build adds the views of the profile to dir.
+func (p *profile) build(dir *vfs.Dir) {
+	dir.AddFile("header.txt", render.Static(p.headerText()))
+	dir.AddFile("functions.csv", render.Stream(render.GeneratorFunc(p.functionsCSV), p.reporter("functions.csv")))
+	dir.AddFile("functions.txt", render.Stream(render.GeneratorFunc(p.functionsTXT), p.reporter("functions.txt")))
+	dir.AddFile("calls.csv", render.Stream(render.GeneratorFunc(p.callsCSV), p.reporter("calls.csv")))
+	if p.f.Version == wg.V4 {
+		dir.AddFile("invocations.csv", render.Stream(render.GeneratorFunc(p.invocationsCSV), p.reporter("invocations.csv")))
+	}
+	n := p.f.NumFunctions()
+	width := render.DecimalLen(uint64(max(n-1, 0)))
+	dir.Add("functions", vfs.Indexed(n, func(i int) string {
+		b := render.AppendPadded(nil, uint64(i), width)
+		b = append(b, '-')
+		// PHP namespaces use '\\', which io/fs forbids in names.
+		return vfs.SafeName(strings.ReplaceAll(string(append(b, p.name(uint32(i))...)), "\\", "_"))
+	}, func(i int) vfs.Node {
+		d := vfs.NewDir()
+		where := "functions/" + strconv.Itoa(i) + "/"
+		d.AddFile("callers.csv", render.Bytes(func() ([]byte, error) { return p.callersCSV(i) }, p.reporter(where+"callers.csv")))
+		d.AddFile("callees.csv", render.Bytes(func() ([]byte, error) { return p.calleesCSV(i) }, p.reporter(where+"callees.csv")))
+		return d
+	}))
+}
+
+// humanKind is webgrind's classification of a function name.
+func humanKind(name string) string {
+	switch {
+	case strings.Contains(name, "php::"):
+		return "internal"
+	case strings.Contains(name, "require_once::"), strings.Contains(name, "require::"),
+		strings.Contains(name, "include_once::"), strings.Contains(name, "include::"):
+		return "include"
+	case strings.Contains(name, "->"), strings.Contains(name, "::"):
+		return "class"
+	}
+	return "procedural"
+}
+
+// appendPct appends cost as a percentage of the summary the way
+// webgrind's Reader formats it: number_format(cost*100/summary, 2), PHP's
+// round half up after pre-rounding to 15 significant digits; "0.00" when
+// the summary is 0.
+func (p *profile) appendPct(dst []byte, cost uint64) []byte {
+	return appendPct(dst, cost, p.hdr.Summary)
+}
+
+func appendPct(dst []byte, cost uint64, summary float64) []byte {
+	if summary == 0 || cost == 0 {
+		return append(dst, "0.00"...)
+	}
+	v := float64(cost*100) / summary
+	if cost > 1<<56 {
+		v = float64(cost) * 100 / summary
+	}
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // d.dddddddddddddde±XX
+	mant := make([]byte, 0, 15)
+	mant = append(mant, s[0])
+	mant = append(mant, s[2:16]...)
+	exp, _ := strconv.Atoi(string(s[17:]))
+	keep := exp + 3 // digits of round(v*100) before rounding
+	if keep > 18 || v < 0 {
+		return strconv.AppendFloat(dst, v, 'f', 2, 64)
+	}
+	var n uint64
+	for k := 0; k < keep; k++ {
+		d := uint64(0)
+		if k < len(mant) {
+			d = uint64(mant[k] - '0')
+		}
+		n = n*10 + d
+	}
+	if keep >= 0 && keep < len(mant) && mant[keep] >= '5' {
+		n++
+	}
+	dst = strconv.AppendUint(dst, n/100, 10)
+	dst = append(dst, '.')
+	return render.AppendPadded(dst, n%100, 2)
+}
+
+// units describes the cost unit of the events header.
+func (p *profile) units() string {
+	ev := p.hdr.Get("events")
+	first, _, _ := strings.Cut(strings.TrimSpace(ev), " ")
+	switch {
+	case first == "":
+		return "costs are in the profile's unknown unit (no events: header)"
+	case strings.Contains(ev, "Time_(10ns)"):
+		return "costs are Xdebug's Time_(10ns): 1 unit = 10 ns (webgrind divides by 100 for microseconds)"
+	case first == "Time":
+		return "costs are Xdebug's Time: 1 unit = 1 microsecond"
+	case first == "Ir":
+		return "costs are valgrind's Ir: instructions executed"
+	}
+	return "costs are the first event, " + first
+}
+
+func (p *profile) headerText() []byte {
+	var b []byte
+	b = append(b, "format_version: "...)
+	b = strconv.AppendUint(b, uint64(p.f.Version), 10)
+	b = append(b, "\nfunction_count: "...)
+	b = strconv.AppendUint(b, uint64(p.f.StoredCount), 10)
+	b = append(b, "\nheader_address: "...)
+	b = strconv.AppendInt(b, p.f.HeaderAddr, 10)
+	b = append(b, "\nfile_size: "...)
+	b = strconv.AppendInt(b, p.f.Size(), 10)
+	b = append(b, "\n\n# header lines as stored\n"...)
+	for _, l := range p.f.HeaderLines {
+		b = append(b, l...)
+		b = append(b, '\n')
+	}
+	b = append(b, "\n# as webgrind reads them (summary lines summed, runs counted)\nruns: "...)
+	b = strconv.AppendInt(b, int64(p.hdr.Runs), 10)
+	b = append(b, "\nsummary: "...)
+	b = render.AppendFloat(b, p.hdr.Summary)
+	for _, k := range p.hdr.Keys {
+		b = append(b, '\n')
+		b = append(b, k...)
+		b = append(b, ": "...)
+		b = append(b, p.hdr.Get(k)...)
+	}
+	b = append(b, "\nunits: "...)
+	b = append(b, p.units()...)
+	return append(b, '\n')
+}
+
+func (p *profile) readme(path string) string {
+	var b strings.Builder
+	v := p.f.Version
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nwebgrind preprocessed callgrind file, format version %d, %d functions.\n", path, v, p.f.NumFunctions())
+	fmt.Fprintf(&b, "Units: %s.\nPercentages are of the summary header (%s), with 2 decimals as webgrind shows them;\n\"0.00\" when the summary is 0.\n\n",
+		p.units(), render.FormatFloat(p.hdr.Summary))
+	b.WriteString(`header.txt        format version, function count, header lines as stored, then runs and summary
+                  as webgrind computes them
+functions.csv     nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct
+                  one row per function in function-number order; kind is webgrind's (internal,
+                  include, class, procedural)
+functions.txt     webgrind's function table as text, by self cost descending
+calls.csv         caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct
+                  one row per (caller, callee, line); line is in the caller's file
+functions/<nr>-<name>/callers.csv  webgrind's "Called From" table of one function
+functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
+                  (<nr> is zero-padded so that ls lists functions in number order)
+`)
+	if v == wg.V4 {
+		b.WriteString("invocations.csv   nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line\n" +
+			"                  one row per invocation record; caller fields empty when never called\n")
+	}
+	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
+	switch v {
+	case wg.V4:
+		b.WriteString("Version 4 stores one record per invocation: per-function totals and call lists are\naggregated from them (one call per record), so the tables mean what they mean for later versions.\n")
+	case wg.V5:
+		b.WriteString("Version 5 stores called-from lists only: calls.csv and callees.csv are derived from them.\n")
+	}
+	if !v.HasLine() {
+		b.WriteString("Function records of this version carry no definition line: the line column is empty.\n")
+	}
+	b.WriteString("webgrind counts recursion in every invocation, so inclusive costs can exceed 100 %.\n")
+	return b.String()
+}
+
+// A rowCursor renders a CSV or text view: the header at position 0, then
+// one group of rows per step 1..n. Its state is the next position.
+type rowCursor struct {
+	pos    int
+	n      int
+	header string
+	step   func(dst []byte, i int) ([]byte, error)
+}
+
+func (c *rowCursor) Next(dst []byte) ([]byte, error) {
+	switch {
+	case c.pos == 0:
+		dst = append(dst, c.header...)
+	case c.pos > c.n:
+		return dst, io.EOF
+	default:
+		var err error
+		if dst, err = c.step(dst, c.pos-1); err != nil {
+			return dst, err
+		}
+	}
+	c.pos++
+	return dst, nil
+}
+
+func (c *rowCursor) State() any { return c.pos }
+
+func rows(state any, header string, n int, step func(dst []byte, i int) ([]byte, error)) *rowCursor {
+	pos, _ := state.(int)
+	return &rowCursor{pos: pos, n: n, header: header, step: step}
+}

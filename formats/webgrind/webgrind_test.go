@@ -1,0 +1,547 @@
+package webgrind
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	wg "github.com/hpcfs/hpcfs/decode/webgrind"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+)
+
+var corpusCases = []string{"xdebug-app-v7", "xdebug2-app-v6", "valgrind-calls-v7"}
+
+type oracleCall struct {
+	FunctionNr, Line, CallCount, SummedCallCost uint64
+	Formatted                                   struct{ Percent string }
+}
+
+type oracleFn struct {
+	Nr                                                   int
+	FunctionName, File                                   string
+	Line                                                 *uint32
+	InvocationCount, SummedSelfCost, SummedInclusiveCost uint64
+	Formatted                                            struct {
+		Percent struct{ SummedSelfCost, SummedInclusiveCost string }
+	}
+	CalledFrom, SubCalls []oracleCall
+}
+
+type oracle struct {
+	Version   int
+	Functions []oracleFn
+}
+
+// Oracle loads a corpus case's oracle.json.
+func loadOracle(t testing.TB, name string) (string, oracle) {
+	dir := testdata.Corpus(t, "webgrind", name)
+	b, err := os.ReadFile(filepath.Join(dir, "oracle.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o oracle
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "callgrind.out.webgrind"), o
+}
+
+func readCSV(t testing.TB, b []byte) [][]string {
+	t.Helper()
+	r := csv.NewReader(bytes.NewReader(b))
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, b)
+	}
+	return recs
+}
+
+func readFS(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// CheckOracle compares functions.csv and calls.csv with webgrind's own
+// reading, field by field. Exported to the cmd/hpcfs tests through
+// OracleRows.
+func checkOracle(t testing.TB, o oracle, functionsCSV, callsCSV []byte) {
+	t.Helper()
+	wantF, wantC := OracleRows(o.Version, o.Functions)
+	gotF, gotC := readCSV(t, functionsCSV), readCSV(t, callsCSV)
+	compareRows(t, "functions.csv", gotF, wantF)
+	compareRows(t, "calls.csv", gotC, wantC)
+}
+
+func compareRows(t testing.TB, what string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d rows, oracle %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("%s row %d:\n got %q\nwant %q", what, i, got[i], want[i])
+		}
+	}
+}
+
+// OracleRows builds the expected functions.csv and calls.csv records from
+// oracle.json data, independently of the package's rendering.
+func OracleRows(version int, fns []oracleFn) (functions, calls [][]string) {
+	functions = [][]string{strings.Split(strings.TrimSpace(functionsHeader), ",")}
+	calls = [][]string{strings.Split(strings.TrimSpace(callsHeader), ",")}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	for _, f := range fns {
+		line := ""
+		if version == 7 && f.Line != nil {
+			line = u(uint64(*f.Line))
+		}
+		functions = append(functions, []string{strconv.Itoa(f.Nr), f.FunctionName, f.File, line, humanKind(f.FunctionName),
+			u(f.InvocationCount), u(f.SummedSelfCost), u(f.SummedInclusiveCost),
+			f.Formatted.Percent.SummedSelfCost, f.Formatted.Percent.SummedInclusiveCost})
+		for _, c := range f.SubCalls {
+			calls = append(calls, []string{strconv.Itoa(f.Nr), f.FunctionName, u(c.FunctionNr), fns[c.FunctionNr].FunctionName,
+				u(c.Line), u(c.CallCount), u(c.SummedCallCost), c.Formatted.Percent})
+		}
+	}
+	return functions, calls
+}
+
+func TestCorpusOracle(t *testing.T) {
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			path, o := loadOracle(t, name)
+			src, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			fsys := src.FS()
+			checkOracle(t, o, readFS(t, fsys, "functions.csv"), readFS(t, fsys, "calls.csv"))
+			// per-function tables against the oracle's lists
+			for _, f := range o.Functions {
+				dir := functionDir(t, fsys, f.Nr)
+				callers := readCSV(t, readFS(t, fsys, dir+"/callers.csv"))[1:]
+				callees := readCSV(t, readFS(t, fsys, dir+"/callees.csv"))[1:]
+				checkList(t, o.Functions, callers, f.CalledFrom)
+				checkList(t, o.Functions, callees, f.SubCalls)
+			}
+			if errs := src.Errors.Lines(); len(errs) != 0 {
+				t.Errorf("errors: %q", errs)
+			}
+		})
+	}
+}
+
+func checkList(t *testing.T, fns []oracleFn, got [][]string, want []oracleCall) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, oracle %d", len(got), len(want))
+	}
+	for j, w := range want {
+		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+		exp := []string{u(w.FunctionNr), fns[w.FunctionNr].FunctionName, u(w.Line), u(w.CallCount), u(w.SummedCallCost), w.Formatted.Percent}
+		if !slices.Equal(got[j], exp) {
+			t.Errorf("row %d: %q, oracle %q", j, got[j], exp)
+		}
+	}
+}
+
+func functionDir(t testing.TB, fsys fs.FS, nr int) string {
+	t.Helper()
+	des, err := fs.ReadDir(fsys, "functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nr >= len(des) {
+		t.Fatalf("functions/ has %d entries", len(des))
+	}
+	name := des[nr].Name()
+	if n, err := strconv.Atoi(name[:strings.IndexByte(name, '-')]); err != nil || n != nr {
+		t.Fatalf("entry %d is %q", nr, name)
+	}
+	return "functions/" + name
+}
+
+// TestUIOracle compares callers.csv percentages with what webgrind's own
+// index.php returned for op=callinfo_list.
+func TestUIOracle(t *testing.T) {
+	for _, name := range []string{"xdebug-app-v7", "valgrind-calls-v7"} {
+		t.Run(name, func(t *testing.T) {
+			path, _ := loadOracle(t, name)
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "ui.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ui struct {
+				CallinfoList []struct {
+					CalledFrom, SubCalls []struct {
+						FunctionNr, Line, CallCount int
+						SummedCallCost             string
+						CallerFunctionName         string
+					}
+				} `json:"callinfo_list"`
+			}
+			if err := json.Unmarshal(b, &ui); err != nil {
+				t.Fatal(err)
+			}
+			src, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			fsys := src.FS()
+			for nr, ci := range ui.CallinfoList {
+				dir := functionDir(t, fsys, nr)
+				for _, part := range []struct {
+					file string
+					want []struct {
+						FunctionNr, Line, CallCount int
+						SummedCallCost             string
+						CallerFunctionName         string
+					}
+				}{{"callers.csv", ci.CalledFrom}, {"callees.csv", ci.SubCalls}} {
+					got := readCSV(t, readFS(t, fsys, dir+"/"+part.file))[1:]
+					if len(got) != len(part.want) {
+						t.Fatalf("%s/%s: %d rows, ui %d", dir, part.file, len(got), len(part.want))
+					}
+					for j, w := range part.want {
+						exp := []string{strconv.Itoa(w.FunctionNr), w.CallerFunctionName, strconv.Itoa(w.Line), strconv.Itoa(w.CallCount), got[j][4], w.SummedCallCost}
+						if !slices.Equal(got[j], exp) {
+							t.Errorf("%s/%s row %d: %q, ui %q", dir, part.file, j, got[j], exp)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		cost    uint64
+		summary float64
+		want    string
+	}{
+		{0, 0, "0.00"}, {5, 0, "0.00"}, {127, 823756, "0.02"}, {1, 8, "12.50"}, {1, 800, "0.13"},
+		{2214717, 808383, "273.97"}, {1, 3, "33.33"}, {2, 3, "66.67"}, {100, 100, "100.00"}, {1, 200000, "0.00"}, {1, 2000, "0.05"},
+	} {
+		if got := string(appendPct(nil, c.cost, c.summary)); got != c.want {
+			t.Errorf("pct(%d, %v) = %s, want %s", c.cost, c.summary, got, c.want)
+		}
+	}
+}
+
+func writeGen(t testing.TB, dir string, g *gen.Graph, v int) string {
+	p := filepath.Join(dir, "v"+strconv.Itoa(v)+".webgrind")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Write(f, v); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return p
+}
+
+func sortedRows(recs [][]string) [][]string {
+	out := slices.Clone(recs[1:])
+	slices.SortFunc(out, func(a, b []string) int { return slices.Compare(a, b) })
+	return out
+}
+
+func dropColumn(recs [][]string, col int) [][]string {
+	out := make([][]string, len(recs))
+	for i, r := range recs {
+		out[i] = append(slices.Clone(r[:col]), r[col+1:]...)
+	}
+	return out
+}
+
+// TestVersionsAgree writes one synthetic call graph as versions 4 to 7
+// and checks that the trees agree wherever the versions carry the same
+// information.
+func TestVersionsAgree(t *testing.T) {
+	g := gen.Random(42, 4000, 15)
+	dir := t.TempDir()
+	trees := map[int]fs.FS{}
+	for _, v := range []int{4, 5, 6, 7} {
+		src, err := Open(writeGen(t, dir, g, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		if errs := src.Errors.Lines(); len(errs) != 0 {
+			t.Fatalf("v%d errors %q", v, errs)
+		}
+		trees[v] = src.FS()
+	}
+	// independent expectation from the generator's aggregation
+	sums := g.Summaries()
+	f7 := readCSV(t, readFS(t, trees[7], "functions.csv"))
+	if len(f7) != len(sums)+1 {
+		t.Fatalf("v7 functions.csv has %d rows, want %d", len(f7)-1, len(sums))
+	}
+	for i, s := range sums {
+		r := f7[i+1]
+		want := []string{strconv.Itoa(i), s.Name, s.File, strconv.Itoa(int(s.Line)), humanKind(s.Name), strconv.Itoa(int(s.Count)),
+			strconv.Itoa(int(s.Self)), strconv.Itoa(int(s.Inclusive))}
+		if !slices.Equal(r[:8], want) {
+			t.Fatalf("v7 row %d = %q, want %q", i, r, want)
+		}
+	}
+	noLine := dropColumn(f7, 3)
+	for _, v := range []int{4, 5, 6} {
+		fv := readCSV(t, readFS(t, trees[v], "functions.csv"))
+		for _, r := range fv[1:] {
+			if r[3] != "" {
+				t.Fatalf("v%d has a line: %q", v, r)
+			}
+		}
+		compareRows(t, "functions.csv v"+strconv.Itoa(v), dropColumn(fv, 3), noLine)
+	}
+	c7 := readCSV(t, readFS(t, trees[7], "calls.csv"))
+	for _, v := range []int{4, 6} {
+		compareRows(t, "calls.csv v"+strconv.Itoa(v), readCSV(t, readFS(t, trees[v], "calls.csv")), c7)
+	}
+	compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(readCSV(t, readFS(t, trees[5], "calls.csv"))), sortedRows(c7))
+	for nr := 0; nr < len(sums); nr++ {
+		d := functionDir(t, trees[7], nr)
+		callers := readFS(t, trees[7], d+"/callers.csv")
+		callees := readCSV(t, readFS(t, trees[7], d+"/callees.csv"))
+		for _, v := range []int{4, 5, 6} {
+			if got := readFS(t, trees[v], d+"/callers.csv"); !bytes.Equal(got, callers) {
+				t.Fatalf("v%d %s/callers.csv differs:\n%s\nv7:\n%s", v, d, got, callers)
+			}
+			got := readCSV(t, readFS(t, trees[v], d+"/callees.csv"))
+			if v == 5 {
+				compareRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
+			} else {
+				compareRows(t, "callees", got, callees)
+			}
+		}
+	}
+	// v4 invocations.csv against the graph
+	inv := readCSV(t, readFS(t, trees[4], "invocations.csv"))
+	k := 1
+	for nr, f := range g.Funcs {
+		for j, v := range f.Invs {
+			want := []string{strconv.Itoa(nr), f.Name, strconv.Itoa(j), strconv.Itoa(int(v.Self)), strconv.Itoa(int(v.Inclusive())), strconv.Itoa(int(v.CallCost)), "", "", ""}
+			if v.Caller != gen.NoCaller {
+				want[6], want[7], want[8] = strconv.Itoa(v.Caller), strconv.Itoa(v.CallerInv), strconv.Itoa(int(v.CallerLine))
+			}
+			if !slices.Equal(inv[k], want) {
+				t.Fatalf("invocations.csv row %d = %q, want %q", k, inv[k], want)
+			}
+			k++
+		}
+	}
+	if k != len(inv) {
+		t.Fatalf("invocations.csv has %d rows, want %d", len(inv)-1, k-1)
+	}
+	for _, v := range []int{5, 6, 7} {
+		if _, err := fs.Stat(trees[v], "invocations.csv"); err == nil {
+			t.Fatalf("v%d has invocations.csv", v)
+		}
+	}
+}
+
+func TestTreeFS(t *testing.T) {
+	dir := t.TempDir()
+	g := gen.Random(9, 600, 15)
+	for _, v := range []int{4, 5, 7} {
+		src, err := Open(writeGen(t, dir, g, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		want := []string{"README.txt", "_errors.txt", "header.txt", "functions.csv", "functions.txt", "calls.csv", "raw/v" + strconv.Itoa(v) + ".webgrind"}
+		if v == 4 {
+			want = append(want, "invocations.csv")
+		}
+		if err := fstest.TestFS(src.FS(), want...); err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+	}
+}
+
+func TestDirectorySource(t *testing.T) {
+	dir := t.TempDir()
+	g := gen.Random(9, 300, 15)
+	for _, v := range []int{4, 5, 6, 7} {
+		writeGen(t, dir, g, v)
+	}
+	os.WriteFile(filepath.Join(dir, "callgrind.out.1"), []byte("version: 1\nevents: Time\n"), 0o644)
+	if _, ok := Detect(dir); !ok {
+		t.Fatal("directory not detected")
+	}
+	if s, ok := Detect(filepath.Join(dir, "callgrind.out.1")); ok {
+		t.Fatalf("text file detected: %s", s)
+	}
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	files := readCSV(t, readFS(t, fsys, "files.csv"))
+	if len(files) != 5 || files[1][0] != "v4.webgrind" || files[4][2] != "7" || files[1][4] != strconv.Itoa(len(g.Funcs)) {
+		t.Fatalf("files.csv = %q", files)
+	}
+	a := readFS(t, fsys, "v6.webgrind/calls.csv")
+	b := readFS(t, fsys, "v7.webgrind/calls.csv")
+	if !bytes.Equal(a, b) {
+		t.Fatal("v6 and v7 calls.csv differ")
+	}
+	if err := fstest.TestFS(fsys, "files.csv", "README.txt", "v4.webgrind/invocations.csv", "v7.webgrind/functions.csv", "raw/callgrind.out.1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func le(words ...uint32) []byte {
+	var b []byte
+	for _, w := range words {
+		b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+	}
+	return b
+}
+
+func openBytes(t *testing.T, b []byte) (*vfs.Source, fs.FS) {
+	p := filepath.Join(t.TempDir(), "x.webgrind")
+	os.WriteFile(p, b, 0o644)
+	src, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src, src.FS()
+}
+
+func TestBadInput(t *testing.T) {
+	t.Run("zero functions", func(t *testing.T) {
+		src, fsys := openBytes(t, append(le(7, 12, 0), "events: Time\nsummary: 0\n"...))
+		for name, want := range map[string]string{"functions.csv": functionsHeader, "calls.csv": callsHeader, "functions.txt": functionsTxtHead} {
+			if got := string(readFS(t, fsys, name)); got != want {
+				t.Errorf("%s = %q", name, got)
+			}
+		}
+		if des, _ := fs.ReadDir(fsys, "functions"); len(des) != 0 {
+			t.Errorf("functions/ has %d entries", len(des))
+		}
+		if len(src.Errors.Lines()) != 0 {
+			t.Errorf("errors: %q", src.Errors.Lines())
+		}
+	})
+	var good bytes.Buffer
+	g := gen.Random(5, 300, 15)
+	g.Write(&good, 7)
+	n := len(g.Funcs)
+	t.Run("record address past the end", func(t *testing.T) {
+		b := bytes.Clone(good.Bytes())
+		copy(b[12+4*3:], le(uint32(len(b)+5)))
+		src, fsys := openBytes(t, b)
+		f := readCSV(t, readFS(t, fsys, "functions.csv"))
+		if len(f) != 1+3 {
+			t.Fatalf("functions.csv has %d rows, want the 3 before the bad record", len(f)-1)
+		}
+		errs := src.Errors.Lines()
+		if len(errs) != 1 || !strings.HasPrefix(errs[0], "functions.csv: webgrind: function 3 ") || !strings.Contains(errs[0], "past the end") {
+			t.Fatalf("errors %q", errs)
+		}
+	})
+	t.Run("header address past the end", func(t *testing.T) {
+		b := bytes.Clone(good.Bytes())
+		copy(b[4:], le(uint32(len(b)+5)))
+		src, fsys := openBytes(t, b)
+		if f := readCSV(t, readFS(t, fsys, "functions.csv")); len(f) != n+1 || f[1][8] != "0.00" {
+			t.Fatalf("functions.csv rows %d", len(f))
+		}
+		if errs := src.Errors.Lines(); len(errs) != 1 || !strings.HasPrefix(errs[0], "header.txt: ") {
+			t.Fatalf("errors %q", errs)
+		}
+	})
+	t.Run("impossible count", func(t *testing.T) {
+		b := bytes.Clone(good.Bytes())
+		copy(b[8:], le(1<<30))
+		src, fsys := openBytes(t, b)
+		_ = readFS(t, fsys, "functions.csv")
+		if errs := src.Errors.Lines(); len(errs) == 0 {
+			t.Fatal("no error for an impossible function count")
+		}
+		b = bytes.Clone(good.Bytes())
+		a := int(wgAddr(b, 2))
+		copy(b[a+16:], le(1<<28)) // called-from count of function 2
+		src, fsys = openBytes(t, b)
+		f := readCSV(t, readFS(t, fsys, "functions.csv"))
+		if len(f) != 3 {
+			t.Fatalf("functions.csv has %d rows", len(f)-1)
+		}
+		if errs := src.Errors.Lines(); len(errs) != 1 || !strings.Contains(errs[0], "cannot fit") {
+			t.Fatalf("errors %q", errs)
+		}
+	})
+	t.Run("truncated", func(t *testing.T) {
+		b := good.Bytes()
+		for cut := 13; cut < len(b); cut += len(b) / 7 {
+			src, fsys := openBytes(t, b[:cut])
+			for _, name := range []string{"functions.csv", "calls.csv", "functions.txt", "header.txt"} {
+				readFS(t, fsys, name)
+			}
+			if len(src.Errors.Lines()) == 0 {
+				t.Fatalf("cut at %d: no error", cut)
+			}
+		}
+	})
+}
+
+func wgAddr(b []byte, i int) uint32 {
+	o := 12 + 4*i
+	return uint32(b[o]) | uint32(b[o+1])<<8 | uint32(b[o+2])<<16 | uint32(b[o+3])<<24
+}
+
+func TestMounted(t *testing.T) {
+	path, o := loadOracle(t, "xdebug-app-v7")
+	src, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	mnt := fsnodetest.Mount(t, fsys)
+	functions, _ := os.ReadFile(filepath.Join(mnt, "functions.csv"))
+	calls, _ := os.ReadFile(filepath.Join(mnt, "calls.csv"))
+	checkOracle(t, o, functions, calls)
+	for _, name := range []string{"functions.csv", "calls.csv", "functions.txt", "header.txt", "README.txt", functionDir(t, fsys, 27) + "/callees.csv"} {
+		fsnodetest.CheckFile(t, filepath.Join(mnt, name), readFS(t, fsys, name))
+	}
+	if err := fstest.TestFS(os.DirFS(mnt), "functions.csv", "calls.csv", "header.txt", "raw/callgrind.out.webgrind"); err != nil {
+		t.Fatal(err)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(mnt, "raw", "callgrind.out.webgrind")); !bytes.Equal(raw, mustRead(t, path)) {
+		t.Fatal("raw/ differs from the original")
+	}
+	_ = wg.V7
+}
+
+func mustRead(t testing.TB, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
