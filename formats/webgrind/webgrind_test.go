@@ -191,8 +191,8 @@ func TestUIOracle(t *testing.T) {
 				CallinfoList []struct {
 					CalledFrom, SubCalls []struct {
 						FunctionNr, Line, CallCount int
-						SummedCallCost             string
-						CallerFunctionName         string
+						SummedCallCost              string
+						CallerFunctionName          string
 					}
 				} `json:"callinfo_list"`
 			}
@@ -211,8 +211,8 @@ func TestUIOracle(t *testing.T) {
 					file string
 					want []struct {
 						FunctionNr, Line, CallCount int
-						SummedCallCost             string
-						CallerFunctionName         string
+						SummedCallCost              string
+						CallerFunctionName          string
 					}
 				}{{"callers.csv", ci.CalledFrom}, {"callees.csv", ci.SubCalls}} {
 					got := readCSV(t, readFS(t, fsys, dir+"/"+part.file))[1:]
