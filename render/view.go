@@ -87,16 +87,27 @@ func Stream(gen Generator, onDataError func(error)) View {
 	return &stream{gen: gen, onDataError: onDataError}
 }
 
+// IndexedStream is Stream with an on-disk index: when gen is a StateCodec
+// and key (which must identify the input and the view, see SourceKey) was
+// sized before, the size and checkpoints are read back instead of
+// measured. Views that ended on a data error are not indexed, so the error
+// is reported again on the next mount.
+func IndexedStream(gen Generator, key string, onDataError func(error)) View {
+	return &stream{gen: gen, onDataError: onDataError, key: key}
+}
+
 type stream struct {
 	gen         Generator
 	onDataError func(error)
+	key         string // on-disk index key; "" for none
 
-	mu     sync.Mutex
-	sized  bool
-	sizing chan struct{} // closed when the sizing pass ends
-	size   int64
-	cps    []checkpoint
-	err    error
+	mu           sync.Mutex
+	sized        bool
+	sizing       chan struct{} // closed when the sizing pass ends
+	sawDataError bool
+	size         int64
+	cps          []checkpoint
+	err          error
 }
 
 func (s *stream) Size() (int64, error) {
@@ -122,7 +133,7 @@ func (s *stream) ensureSized() error {
 	s.sizing = ch
 	s.mu.Unlock()
 
-	size, cps, err := s.measure()
+	size, cps, err := s.measureOrLoad()
 	s.mu.Lock()
 	s.size, s.cps, s.err, s.sized = size, cps, err, true
 	s.sizing = nil
@@ -131,7 +142,30 @@ func (s *stream) ensureSized() error {
 	return err
 }
 
-func (s *stream) measure() (int64, []checkpoint, error) {
+func (s *stream) measureOrLoad() (int64, []checkpoint, error) {
+	codec, ok := s.gen.(StateCodec)
+	path := indexPath(s.key)
+	if !ok || path == "" {
+		size, cps, err, _ := s.measure()
+		return size, cps, err
+	}
+	if size, cps, err := loadIndex(path, codec); err == nil {
+		return size, cps, nil
+	}
+	size, cps, err, clean := s.measure()
+	if err == nil && clean {
+		saveIndex(path, codec, size, cps)
+	}
+	return size, cps, err
+}
+
+// measure sizes the view; clean is false when it ended on a data error.
+func (s *stream) measure() (size int64, cps []checkpoint, err error, clean bool) {
+	size, cps, err = s.measureOnce()
+	return size, cps, err, !s.sawDataError
+}
+
+func (s *stream) measureOnce() (int64, []checkpoint, error) {
 	c, err := s.gen.Start(nil)
 	if err != nil {
 		return s.endOn(err, 0, []checkpoint{{0, nil}})
@@ -169,6 +203,7 @@ func (s *stream) endOn(err error, off int64, cps []checkpoint) (int64, []checkpo
 		return off, cps, nil
 	}
 	if IsDataError(err) {
+		s.sawDataError = true
 		if s.onDataError != nil {
 			s.onDataError(err)
 		}

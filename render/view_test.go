@@ -154,3 +154,40 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 }
+
+type codecLines struct{ lines }
+
+func (g *codecLines) EncodeState(s any) []byte { return strconv.AppendInt(nil, int64(s.(int)), 10) }
+func (g *codecLines) DecodeState(b []byte) (any, error) {
+	n, err := strconv.Atoi(string(b))
+	return n, err
+}
+
+func TestIndexedStreamReusesSizing(t *testing.T) {
+	SetIndexDir(t.TempDir())
+	defer SetIndexDir("")
+	want := reference(300000)
+	first := &codecLines{lines{n: 300000, failAt: -1}}
+	v1 := IndexedStream(first, "test/lines", nil)
+	if size, err := v1.Size(); err != nil || size != int64(len(want)) {
+		t.Fatalf("first Size = %d, %v", size, err)
+	}
+	second := &codecLines{lines{n: 300000, failAt: -1}}
+	v2 := IndexedStream(second, "test/lines", nil)
+	if size, err := v2.Size(); err != nil || size != int64(len(want)) {
+		t.Fatalf("second Size = %d, %v", size, err)
+	}
+	if second.starts != 0 {
+		t.Fatalf("the second view measured again (%d cursors)", second.starts)
+	}
+	buf := make([]byte, 5000)
+	off := int64(len(want)) - 7000
+	if _, err := v2.ReadAt(buf, off); err != nil || !bytes.Equal(buf, want[off:off+5000]) {
+		t.Fatalf("read through loaded checkpoints differs: %v", err)
+	}
+	other := &codecLines{lines{n: 300000, failAt: -1}}
+	IndexedStream(other, "test/other", nil).Size()
+	if other.starts == 0 {
+		t.Fatal("a different key reused the index")
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // memoryLimit is the Go heap size at which the garbage collector works
@@ -38,7 +40,7 @@ func main() {
 }
 
 func newRootCommand() *cobra.Command {
-	var level string
+	var level, indexDir string
 	root := &cobra.Command{
 		Use:           "hpcfs",
 		Short:         "Mount HPC performance data as text and CSV files",
@@ -50,10 +52,12 @@ func newRootCommand() *cobra.Command {
 				return usageErr(err)
 			}
 			log.SetLevel(lv)
+			render.SetIndexDir(indexDir)
 			return nil
 		},
 	}
 	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
 		newInfoCommand(), newExportCommand())
 	return root

@@ -107,7 +107,11 @@ func Open(dir string) (*vfs.Source, error) {
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
 	root.AddFile("streams.csv", render.Bytes(t.streamsCSV, nil))
 	root.AddFile("cpus.csv", render.Bytes(t.cpusCSV, nil))
-	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
+	var files []string
+	for _, th := range t.threads {
+		files = append(files, th.Path)
+	}
+	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, indexKey("events.txt", files...), nil))
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -121,8 +125,8 @@ func Open(dir string) (*vfs.Source, error) {
 				i++
 				tdir := pdir.AddDir("thread." + strconv.FormatInt(th.TID, 10))
 				where := th.Name()
-				tdir.AddFile("events.txt", render.Stream(&streamGen{th: th, csv: false}, src.Errors.Reporter(where)))
-				tdir.AddFile("events.csv", render.Stream(&streamGen{th: th, csv: true}, src.Errors.Reporter(where)))
+				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, indexKey("events.txt", th.Path), src.Errors.Reporter(where)))
+				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, indexKey("events.csv", th.Path), src.Errors.Reporter(where)))
 			}
 		}
 	}
@@ -139,6 +143,16 @@ func Open(dir string) (*vfs.Source, error) {
 	}
 	src.AddInfo("stream bytes", bytes)
 	return src, nil
+}
+
+// indexKey names a view of files in the on-disk index; "" (no index)
+// when a file cannot be identified.
+func indexKey(view string, files ...string) string {
+	key, err := render.SourceKey(files...)
+	if err != nil {
+		return ""
+	}
+	return "ovni/" + view + "/" + key
 }
 
 // variant reads the first bytes of the first non-empty stream.
