@@ -1,0 +1,173 @@
+package dcpi
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/dcpi"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A profile is one profile file of the source and its views.
+type profile struct {
+	rel     string // path relative to the source (slash-separated); the base name for a file source
+	path    string // on disk
+	hdr     *dcpi.Header
+	size    int64 // at mount time
+	dir     string
+	viewDir *vfs.Dir
+	errs    *vfs.Errors
+	files   *openFiles
+
+	fileOnce sync.Once
+	file     *dcpi.File
+	fileErr  error
+
+	sumOnce sync.Once
+	sum     dcpi.Summary
+	sumErr  error
+
+	pctOnce sync.Once
+	pcts    [][]byte // pct text of small counts
+
+	planOnce sync.Once
+	bands    []band
+	planErr  error
+}
+
+// openFiles closes the profiles' files with the source.
+type openFiles struct {
+	mu    sync.Mutex
+	files []io.Closer
+}
+
+func (o *openFiles) add(c io.Closer) {
+	o.mu.Lock()
+	o.files = append(o.files, c)
+	o.mu.Unlock()
+}
+
+func (o *openFiles) Close() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range o.files {
+		c.Close()
+	}
+	o.files = nil
+	return nil
+}
+
+// open opens the profile file on first use and keeps it open.
+func (p *profile) open() (*dcpi.File, error) {
+	p.fileOnce.Do(func() {
+		f, err := os.Open(p.path)
+		if err != nil {
+			p.fileErr = err
+			return
+		}
+		fi, err := f.Stat()
+		if err == nil && fi.Size() != p.size {
+			err = fmt.Errorf("%s: %w", p.path, render.ErrChanged)
+		}
+		if err != nil {
+			f.Close()
+			p.fileErr = err
+			return
+		}
+		p.files.add(f)
+		df, err := dcpi.NewFile(f, fi.Size())
+		if err != nil {
+			p.fileErr = fmt.Errorf("%s: %w", p.path, render.ErrChanged)
+			return
+		}
+		p.file = df
+	})
+	return p.file, p.fileErr
+}
+
+// reportHeader adds the header's problems to _errors.txt at mount time.
+func (p *profile) reportHeader() {
+	for _, e := range p.hdr.Problems {
+		p.report(p.dir+"/header.txt", e)
+	}
+	if err := p.hdr.BodyErr(); err != nil {
+		p.report(p.dir, err)
+	}
+}
+
+// report adds a line "where: err" to _errors.txt.
+func (p *profile) report(where string, err error) {
+	p.errs.Report(where, fmt.Errorf("%s: %w", where, err))
+}
+
+// summary scans the body once; it reports chunk and footer problems.
+func (p *profile) summary() (*dcpi.Summary, error) {
+	p.sumOnce.Do(func() {
+		f, err := p.open()
+		if err != nil {
+			p.sumErr = err
+			return
+		}
+		p.sum, p.sumErr = f.Scan()
+		if p.sumErr != nil || !p.hdr.BodyDecodable() {
+			return
+		}
+		if p.sum.BodyErr != nil {
+			p.report(p.dir, fmt.Errorf("%w (the views end before this chunk)", p.sum.BodyErr))
+		}
+		if p.sum.FooterErr != nil && p.sum.BodyErr == nil {
+			p.report(p.dir, p.sum.FooterErr)
+		} else if err := p.sum.FooterCheck(); err != nil && p.sum.BodyErr == nil {
+			p.report(p.dir, fmt.Errorf("%w (pct columns use the sum of the counts read)", err))
+		}
+	})
+	return &p.sum, p.sumErr
+}
+
+// total is the denominator of the pct columns: the footer's total_samples
+// when the footer agrees with the chunks, else the sum of the counts read.
+func total(s *dcpi.Summary) uint64 {
+	if s.FooterCheck() == nil {
+		return uint64(s.Footer.TotalSamples)
+	}
+	return s.Samples
+}
+
+// pctSmall is the number of counts whose pct text is cached per profile.
+const pctSmall = 4096
+
+// pctTable returns the pct text of the counts below pctSmall for total t,
+// which is the same on every call.
+func (p *profile) pctTable(t uint64) [][]byte {
+	p.pctOnce.Do(func() {
+		p.pcts = make([][]byte, pctSmall)
+		var buf []byte
+		for c := 1; c < pctSmall; c++ {
+			start := len(buf)
+			buf = render.AppendFloat(buf, pct(uint64(c), t))
+			p.pcts[c] = buf[start:len(buf):len(buf)]
+		}
+	})
+	return p.pcts
+}
+
+func pct(part, whole uint64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return float64(part) * 100 / float64(whole)
+}
+
+func addViews(p *profile) {
+	d := p.viewDir
+	d.AddFile("header.txt", render.Bytes(p.headerTxt, nil))
+	if !p.hdr.BodyDecodable() {
+		return
+	}
+	d.AddFile("samples.txt", render.Stream(&samplesGen{p: p, txt: true}, nil))
+	d.AddFile("samples.csv", render.Stream(&samplesGen{p: p}, nil))
+	d.AddFile("top.csv", render.Stream(&topGen{p: p}, nil))
+}
