@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/dcpi"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -21,6 +22,7 @@ var All = []vfs.Format{
 	ovni.Format,
 	hpcdb.Format,
 	webgrind.Format,
+	dcpi.Format,
 }
 
 // ErrUnknown is returned when no format recognises a source.
