@@ -55,9 +55,13 @@ func Supported() string {
 // source itself but holds sources (a results folder) opens as one
 // subdirectory per detected source.
 func Open(path string) (*vfs.Source, error) {
-	f, _, err := Detect(path)
+	f, summary, err := Detect(path)
 	if err == nil {
-		return f.Open(path)
+		src, err := f.Open(path)
+		if err == nil && src.Summary == "" {
+			src.Summary = summary
+		}
+		return src, err
 	}
 	if !errors.Is(err, ErrUnknown) {
 		return nil, err
@@ -91,6 +95,7 @@ func openFolder(path string) *vfs.Source {
 		return nil
 	}
 	src := vfs.NewSource("folder", fmt.Sprintf("%d sources", len(subs)), path)
+	src.Summary = fmt.Sprintf("a folder of %d sources", len(subs))
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %d sources, one subdirectory each:\n\n", path, len(subs))
 	for i, s := range subs {

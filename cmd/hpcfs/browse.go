@@ -109,7 +109,7 @@ func newInfoCommand() *cobra.Command {
 			}
 			defer cleanup()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "source: %s\nformat: %s\nversion: %s\n", src.Path, src.Format, src.Version)
+			fmt.Fprintf(out, "source: %s\nformat: %s\nversion: %s\ndetected: %s\n", src.Path, src.Format, src.Version, src.Summary)
 			for _, f := range src.Info {
 				fmt.Fprintf(out, "%s: %s\n", f.Key, f.Value)
 			}

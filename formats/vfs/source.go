@@ -33,6 +33,7 @@ type Field struct{ Key, Value string }
 type Source struct {
 	Format  string // Format.Name
 	Version string // detected version and variant
+	Summary string // the detection line: what was found
 	Path    string
 	Root    *Dir
 	Errors  *Errors
