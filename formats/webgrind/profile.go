@@ -3,6 +3,7 @@ package webgrind
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +22,9 @@ type profile struct {
 	prefix string // path of the profile's directory in the mount, "" or "name/"
 	errs   *vfs.Errors
 
-	tableOnce sync.Once
-	table     atomic.Pointer[table]
+	tableOnce   sync.Once
+	table       atomic.Pointer[table]
+	directNames atomic.Int64
 
 	orderOnce sync.Once
 	order     []int // function numbers by self cost descending
@@ -81,12 +83,21 @@ func (p *profile) name(i uint32) string {
 		}
 		return ""
 	}
+	// A listing asks for every name: past a few lookups, read the table.
+	if p.directNames.Add(1) > directNameReads {
+		p.functions()
+		return p.name(i)
+	}
 	fn, err := p.f.Function(int(i))
 	if err != nil {
 		return ""
 	}
 	return fn.Name
 }
+
+// directNameReads is how many names are read record by record before the
+// whole table is read instead.
+const directNameReads = 256
 
 func (p *profile) sortedBySelf() []int {
 	p.orderOnce.Do(func() {
@@ -194,16 +205,29 @@ func appendPct(dst []byte, cost uint64, summary float64) []byte {
 	if cost > 1<<56 {
 		v = float64(cost) * 100 / summary
 	}
-	var buf [32]byte
-	s := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // d.dddddddddddddde±XX
-	mant := make([]byte, 0, 15)
-	mant = append(mant, s[0])
-	mant = append(mant, s[2:16]...)
-	exp, _ := strconv.Atoi(string(s[17:]))
-	keep := exp + 3 // digits of round(v*100) before rounding
-	if keep > 18 || v < 0 {
+	hundredths := v * 100
+	if hundredths >= 1<<53 || math.IsNaN(hundredths) || v < 0 {
 		return strconv.AppendFloat(dst, v, 'f', 2, 64)
 	}
+	n := uint64(math.Floor(hundredths + 0.5))
+	if frac := hundredths - math.Floor(hundredths); math.Abs(frac-0.5) < 1e-6 {
+		n = roundHalfUpPHP(v)
+	}
+	dst = strconv.AppendUint(dst, n/100, 10)
+	dst = append(dst, '.')
+	return render.AppendPadded(dst, n%100, 2)
+}
+
+// roundHalfUpPHP is round(v*100) as PHP's round(v, 2) computes it near a
+// half: v is first rounded to 15 significant digits, then half rounds up.
+func roundHalfUpPHP(v float64) uint64 {
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // d.dddddddddddddde±XX
+	var mant [15]byte
+	mant[0] = s[0]
+	copy(mant[1:], s[2:16])
+	exp, _ := strconv.Atoi(string(s[17:]))
+	keep := exp + 3 // digits of v*100 before the decimal point
 	var n uint64
 	for k := 0; k < keep; k++ {
 		d := uint64(0)
@@ -215,9 +239,7 @@ func appendPct(dst []byte, cost uint64, summary float64) []byte {
 	if keep >= 0 && keep < len(mant) && mant[keep] >= '5' {
 		n++
 	}
-	dst = strconv.AppendUint(dst, n/100, 10)
-	dst = append(dst, '.')
-	return render.AppendPadded(dst, n%100, 2)
+	return n
 }
 
 // units describes the cost unit of the events header.
