@@ -220,6 +220,16 @@ func TestBadInput(t *testing.T) {
 
 	src := open(t, dir)
 	fsys := src.FS()
+	mnt := fsnodetest.Mount(t, fsys)
+	if b, err := os.ReadFile(filepath.Join(mnt, "_errors.txt")); err != nil || len(b) != 0 {
+		t.Fatalf("_errors.txt before any read = %q, %v", b, err)
+	}
+	if _, err := os.ReadFile(filepath.Join(mnt, "events.txt")); err != nil {
+		t.Fatalf("events.txt of a damaged trace: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(mnt, "_errors.txt")); !bytes.Contains(b, []byte("loom.n/proc.1/thread.2 at byte")) {
+		t.Fatalf("the mounted _errors.txt does not show the truncation after events.txt was read: %q", b)
+	}
 	var want []byte
 	for _, ev := range good {
 		want = append(want, gen.DumpLine("n", 1, 1, ev)+"\n"...)
