@@ -1,0 +1,34 @@
+// Command genhpcdb writes a synthetic HPCToolkit 4.0 database for
+// benchmarks, e.g. the large case:
+//
+//	genhpcdb -threads 64 -contexts 200000 -metrics 4 -samples 1000000 DIR
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
+)
+
+func main() {
+	var c hpcdb.Config
+	flag.IntVar(&c.Threads, "threads", 64, "thread profiles")
+	flag.IntVar(&c.Contexts, "contexts", 200000, "calling contexts")
+	flag.IntVar(&c.Metrics, "metrics", 4, "metrics (each with an inclusive and an exclusive id)")
+	flag.Float64Var(&c.Density, "density", 0.1, "fraction of line contexts with a cost per thread")
+	flag.IntVar(&c.Samples, "samples", 1000000, "trace samples per thread")
+	flag.BoolVar(&c.ValidCCT, "valid-cct", false, "write cct.db values (default: zero-filled data area, like real files)")
+	flag.BoolVar(&c.GPU, "gpu", false, "GPU stream identifier tuples for half the profiles")
+	flag.Uint64Var(&c.Seed, "seed", 1, "random seed")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: genhpcdb [flags] DIR")
+		os.Exit(2)
+	}
+	if _, err := hpcdb.Write(flag.Arg(0), c); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
