@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/decode"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 )
 
@@ -186,6 +189,12 @@ func FuzzStream(f *testing.F) {
 	f.Add(encode(true, sampleEvents()[:5]))
 	f.Add([]byte("ovni\x02\x00\x00\x00"))
 	f.Add([]byte{0x13, 'Z', 'J', 'j', 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f})
+	corpus, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni", "*", "ovni", "*", "*", "thread.*"))
+	for _, p := range corpus {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := NewStream(bytes.NewReader(data), int64(len(data)), "fuzz")
 		if s == nil {
@@ -209,6 +218,17 @@ func FuzzStream(f *testing.F) {
 			if r.Offset() > int64(len(data)) {
 				t.Fatalf("offset %d past the end", r.Offset())
 			}
+		}
+	})
+}
+
+func FuzzMetadata(f *testing.F) {
+	f.Add([]byte(gen.Metadata(1, 0, 2, 4)))
+	f.Add([]byte(`{"version": 1, "app_id": 1, "cpus": [{"index": 0}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMetadata(data, "metadata.json")
+		if err == nil && m.Version != 1 {
+			t.Fatalf("accepted version %d", m.Version)
 		}
 	})
 }
