@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+)
+
+type webgrindOracleCall struct {
+	FunctionNr, Line, CallCount, SummedCallCost uint64
+	Formatted                                   struct{ Percent string }
+}
+
+type webgrindOracle struct {
+	Version   int
+	Functions []struct {
+		Nr                                                   int
+		FunctionName, File                                   string
+		Line                                                 *uint64
+		InvocationCount, SummedSelfCost, SummedInclusiveCost uint64
+		Formatted                                            struct {
+			Percent struct{ SummedSelfCost, SummedInclusiveCost string }
+		}
+		SubCalls []webgrindOracleCall
+	}
+}
+
+// webgrindExpected builds functions.csv and calls.csv records from
+// webgrind's own reading of a corpus file (oracle.json).
+func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
+	b, err := os.ReadFile(filepath.Join(dir, "oracle.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o webgrindOracle
+	if err := json.Unmarshal(b, &o); err != nil {
+		t.Fatal(err)
+	}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	kind := func(name string) string {
+		switch {
+		case strings.Contains(name, "php::"):
+			return "internal"
+		case strings.Contains(name, "require_once::"), strings.Contains(name, "require::"),
+			strings.Contains(name, "include_once::"), strings.Contains(name, "include::"):
+			return "include"
+		case strings.Contains(name, "->"), strings.Contains(name, "::"):
+			return "class"
+		}
+		return "procedural"
+	}
+	functions = [][]string{{"nr", "function", "file", "line", "kind", "invocation_count", "self_cost", "inclusive_cost", "self_pct", "inclusive_pct"}}
+	calls = [][]string{{"caller_nr", "caller", "callee_nr", "callee", "line", "call_count", "call_cost", "call_cost_pct"}}
+	for _, f := range o.Functions {
+		line := ""
+		if o.Version == 7 {
+			line = u(*f.Line)
+		}
+		functions = append(functions, []string{strconv.Itoa(f.Nr), f.FunctionName, f.File, line, kind(f.FunctionName),
+			u(f.InvocationCount), u(f.SummedSelfCost), u(f.SummedInclusiveCost),
+			f.Formatted.Percent.SummedSelfCost, f.Formatted.Percent.SummedInclusiveCost})
+		for _, c := range f.SubCalls {
+			calls = append(calls, []string{strconv.Itoa(f.Nr), f.FunctionName, u(c.FunctionNr), o.Functions[c.FunctionNr].FunctionName,
+				u(c.Line), u(c.CallCount), u(c.SummedCallCost), c.Formatted.Percent})
+		}
+	}
+	return functions, calls
+}
+
+func parseCSV(t *testing.T, b []byte) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v", err)
+	}
+	return recs
+}
+
+func sameRecords(t *testing.T, what string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d records, oracle %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("%s record %d:\n got %q\nwant %q", what, i, got[i], want[i])
+		}
+	}
+}
+
+func TestWebgrindCorpusThroughMountAndCat(t *testing.T) {
+	for _, c := range []string{"xdebug-app-v7", "xdebug2-app-v6", "valgrind-calls-v7"} {
+		t.Run(c, func(t *testing.T) {
+			dir := testdata.Corpus(t, "webgrind", c)
+			wantF, wantC := webgrindExpected(t, dir)
+			src := filepath.Join(dir, "callgrind.out.webgrind")
+			catF := runCLI(t, "cat", src, "functions.csv")
+			catC := runCLI(t, "cat", src, "calls.csv")
+			sameRecords(t, "hpcfs cat functions.csv", parseCSV(t, catF), wantF)
+			sameRecords(t, "hpcfs cat calls.csv", parseCSV(t, catC), wantC)
+
+			mnt := mountCLI(t, src)
+			for name, want := range map[string][]byte{"functions.csv": catF, "calls.csv": catC} {
+				got, err := os.ReadFile(filepath.Join(mnt, name))
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("mounted %s differs from hpcfs cat: %v", name, err)
+				}
+			}
+			errs, _ := os.ReadFile(filepath.Join(mnt, "_errors.txt"))
+			if len(errs) != 0 {
+				t.Fatalf("_errors.txt: %s", errs)
+			}
+			info := string(runCLI(t, "info", src))
+			if !strings.Contains(info, "format: webgrind") {
+				t.Fatalf("hpcfs info:\n%s", info)
+			}
+			ls := string(runCLI(t, "ls", src))
+			for _, name := range []string{"README.txt", "_errors.txt", "header.txt", "functions.csv", "functions.txt", "calls.csv", "functions/", "raw/"} {
+				if !strings.Contains(ls, name) {
+					t.Fatalf("hpcfs ls lacks %s:\n%s", name, ls)
+				}
+			}
+			// awk over the mount: self costs add up to what functions.csv says
+			out, err := exec.Command("awk", "-F,", `NR>1 {n++} END {print n}`, filepath.Join(mnt, "functions.csv")).Output()
+			if err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(len(wantF)-1) {
+				t.Fatalf("awk row count %q %v", out, err)
+			}
+		})
+	}
+}
+
+func TestWebgrindStorageDirectory(t *testing.T) {
+	dir := t.TempDir()
+	g := gen.Random(4, 500, 15)
+	for _, v := range []int{4, 5, 6, 7} {
+		f, err := os.Create(filepath.Join(dir, "cachegrind.out."+strconv.Itoa(v)+".webgrind"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Write(f, v)
+		f.Close()
+	}
+	mnt := mountCLI(t, dir)
+	files := parseCSV(t, mustReadFile(t, filepath.Join(mnt, "files.csv")))
+	if len(files) != 5 {
+		t.Fatalf("files.csv: %q", files)
+	}
+	a := mustReadFile(t, filepath.Join(mnt, "cachegrind.out.6.webgrind", "calls.csv"))
+	b := mustReadFile(t, filepath.Join(mnt, "cachegrind.out.7.webgrind", "calls.csv"))
+	if !bytes.Equal(a, b) || len(parseCSV(t, a)) < 2 {
+		t.Fatal("v6 and v7 calls.csv differ or are empty")
+	}
+	if _, err := os.Stat(filepath.Join(mnt, "cachegrind.out.4.webgrind", "invocations.csv")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWebgrindLibreOffice opens the mounted functions.csv in LibreOffice
+// and checks that it sees the same rows and columns.
+func TestWebgrindLibreOffice(t *testing.T) {
+	lo, err := exec.LookPath("libreoffice")
+	if err != nil {
+		t.Skip("libreoffice not installed")
+	}
+	dir := testdata.Corpus(t, "webgrind", "xdebug-app-v7")
+	mnt := mountCLI(t, filepath.Join(dir, "callgrind.out.webgrind"))
+	want := parseCSV(t, mustReadFile(t, filepath.Join(mnt, "functions.csv")))
+	out := t.TempDir()
+	cmd := exec.Command(lo, "-env:UserInstallation=file://"+filepath.Join(out, "profile"), "--headless",
+		"--infilter=CSV:44,34,76,1", "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1", "--outdir", filepath.Join(out, "conv"),
+		filepath.Join(mnt, "functions.csv"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("libreoffice: %v\n%s", err, b)
+	}
+	got := parseCSV(t, mustReadFile(t, filepath.Join(out, "conv", "functions.csv")))
+	if len(got) != len(want) {
+		t.Fatalf("LibreOffice read %d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("row %d: %d columns, want %d", i, len(got[i]), len(want[i]))
+		}
+		for _, col := range []int{0, 1, 2, 4, 5, 6, 7} { // text and integer columns read back unchanged
+			if got[i][col] != want[i][col] {
+				t.Errorf("row %d column %d: %q, want %q", i, col, got[i][col], want[i][col])
+			}
+		}
+		if i > 0 {
+			for _, col := range []int{8, 9} { // percentages: same number
+				g, err1 := strconv.ParseFloat(got[i][col], 64)
+				w, err2 := strconv.ParseFloat(want[i][col], 64)
+				if err1 != nil || err2 != nil || g != w {
+					t.Errorf("row %d column %d: %q, want %q", i, col, got[i][col], want[i][col])
+				}
+			}
+		}
+	}
+}
