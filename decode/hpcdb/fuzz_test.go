@@ -1,0 +1,98 @@
+package hpcdb_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
+)
+
+// seeds adds the named file of a small generated database and of the
+// corpus samples (when present) to f.
+func seeds(f *testing.F, name string) {
+	dir := f.TempDir()
+	if _, err := gen.Write(dir, gen.Config{Threads: 2, Contexts: 30, Metrics: 1, Samples: 4, ValidCCT: true, Unlisted: 1, Seed: 9}); err != nil {
+		f.Fatal(err)
+	}
+	for _, d := range []string{dir, filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
+		filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "db-4.0-xml-hpcviewer-empty-trace")} {
+		if b, err := os.ReadFile(filepath.Join(d, name)); err == nil {
+			f.Add(b)
+		}
+	}
+}
+
+func FuzzProfileDB(f *testing.F) {
+	seeds(f, "profile.db")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := hpcdb.NewProfileDB(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		p.Footer()
+		for i := range p.Profiles {
+			p.Tuple(i)
+			pairs, err := p.CtxPairs(i, 0, uint64(min(p.Profiles[i].NumCtxs, 64))+1, nil)
+			if err != nil {
+				continue
+			}
+			for _, c := range pairs {
+				p.ContextValues(i, c.Ctx, nil)
+			}
+		}
+	})
+}
+
+func FuzzCCTDB(f *testing.F) {
+	seeds(f, "cct.db")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := hpcdb.NewCCTDB(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		c.Footer()
+		c.DataValid(4)
+		for ctx := uint32(0); ctx < min(c.Header.NumCtx, 64); ctx++ {
+			c.ContextValues(ctx)
+		}
+	})
+}
+
+func FuzzTraceDB(f *testing.F) {
+	seeds(f, "trace.db")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr, err := hpcdb.NewTraceDB(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		for i := range tr.Lines {
+			tr.Samples(i, 0, min(tr.Avail(i), 64), nil)
+		}
+	})
+}
+
+func FuzzExperiment(f *testing.F) {
+	seeds(f, "experiment.xml")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, _ := hpcdb.ParseExperiment(b)
+		if x == nil {
+			t.Fatal("nil experiment")
+		}
+		for i, n := range x.Nodes {
+			if i > 0 && (n.Parent < 0 || int(n.Parent) >= i) {
+				t.Fatalf("node %d has parent %d", i, n.Parent)
+			}
+		}
+		for _, m := range x.Metrics {
+			for _, fm := range m.Formulas {
+				if e, err := hpcdb.ParseFormula(fm.Frm); err == nil {
+					e.Eval(func(int) float64 { return 1 })
+				}
+			}
+		}
+	})
+}
