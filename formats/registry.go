@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/formats/dcpi"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/hpcrun"
 	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/formats/webgrind"
@@ -21,6 +22,7 @@ import (
 var All = []vfs.Format{
 	ovni.Format,
 	hpcdb.Format,
+	hpcrun.Format,
 	webgrind.Format,
 	dcpi.Format,
 }

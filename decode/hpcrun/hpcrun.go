@@ -179,8 +179,9 @@ type Epoch struct {
 	NV          []NVPair
 	Metrics     []Metric
 	LoadModules []LoadModule
-	NumNodes    uint64 // as announced
-	Complete    uint64 // nodes wholly inside the file
+	Announced   uint64 // node count stored in the file
+	NumNodes    uint64 // nodes the epoch spans inside the file
+	Complete    uint64 // nodes wholly inside the file (= NumNodes)
 	NodesOff    int64  // offset of the first node
 	NodeSize    int64
 }
@@ -305,7 +306,8 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		}
 		return nil, errAt("header", 18, msg, version, decode.ErrUnsupportedVersion)
 	}
-	c := newCursor(r, size, headerSize, "header")
+	br := &blockReader{r: r, size: size}
+	c := newCursor(br, size, headerSize, "header")
 	f.NV = c.nvPairs()
 	if c.err != nil {
 		return nil, c.err
@@ -313,9 +315,9 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	start := c.off
 	if version >= "03" {
 		f.Layout = LayoutC
-		f.Epochs, f.Err = parseEpochs(r, size, start, LayoutC)
+		f.Epochs, f.Err = parseEpochs(br, size, start, LayoutC)
 	} else {
-		f.Layout, f.Epochs, f.Err = detect(r, size, start)
+		f.Layout, f.Epochs, f.Err = detect(br, size, start)
 	}
 	return f, nil
 }
@@ -468,6 +470,7 @@ func parseEpoch(r io.ReaderAt, size, off int64, index int, layout Layout) (*Epoc
 	}
 	c.section = section + " cct"
 	e.NumNodes = c.u64()
+	e.Announced = e.NumNodes
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -566,7 +569,7 @@ func (nr *NodeReader) Next(n *Node) error {
 func (nr *NodeReader) NextRaw() ([]byte, error) {
 	e := nr.e
 	if nr.next >= e.Complete {
-		if e.Complete < e.NumNodes {
+		if e.Complete < e.Announced {
 			return nil, errAt("epoch "+strconv.Itoa(e.Index)+" cct", e.NodesOff+int64(nr.next)*e.NodeSize, "truncated node", nil, decode.ErrTruncated)
 		}
 		return nil, io.EOF
@@ -748,4 +751,41 @@ func (m *Metric) setFlags(b []byte) {
 	m.Partner = uint16(w >> 12)
 	m.Show = uint8(w >> 28 & 1)
 	m.ShowPercent = w>>29&1 != 0
+}
+
+// blockReader serves the many small header reads from one cached block.
+type blockReader struct {
+	r     io.ReaderAt
+	size  int64
+	block []byte
+	at    int64
+}
+
+const headerBlock = 32 << 10
+
+func (b *blockReader) ReadAt(p []byte, off int64) (int, error) {
+	if len(p) > headerBlock/2 {
+		return b.r.ReadAt(p, off)
+	}
+	n := 0
+	for n < len(p) {
+		o := off + int64(n)
+		if b.block == nil || o < b.at || o >= b.at+int64(len(b.block)) {
+			if o >= b.size {
+				return n, io.EOF
+			}
+			k := min(int64(headerBlock), b.size-o)
+			buf := make([]byte, k)
+			m, err := b.r.ReadAt(buf, o)
+			if m < int(k) {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				return n, err
+			}
+			b.block, b.at = buf, o
+		}
+		n += copy(p[n:], b.block[o-b.at:])
+	}
+	return n, nil
 }

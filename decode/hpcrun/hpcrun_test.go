@@ -12,8 +12,8 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
-	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 )
 
 func corpusFile(t testing.TB) string {

@@ -1,0 +1,392 @@
+package hpcrun_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
+)
+
+const sampleName = "testvdso-000000-000-007f0101-19750-0"
+
+func sampleDir(t testing.TB) string { return testdata.Corpus(t, "hpctoolkit", "hpcrun-02.00-testvdso") }
+
+func open(t testing.TB, path string) *vfs.Source {
+	t.Helper()
+	if _, ok := hpcrun.Detect(path); !ok {
+		t.Fatalf("Detect(%s) failed", path)
+	}
+	src, err := hpcrun.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func read(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCorpusHpcprofttByteIdentical(t *testing.T) {
+	dir := sampleDir(t)
+	want, err := os.ReadFile(filepath.Join(dir, "expected-hpcproftt-dump.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, sampleName+".hpcrun"), dir} {
+		src := open(t, path)
+		fsys := src.FS()
+		got := read(t, fsys, sampleName+"/hpcproftt.txt")
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: hpcproftt.txt differs from the golden dump:\n%s", path, firstDiff(got, want))
+		}
+		if errs := src.Errors.Lines(); len(errs) != 0 {
+			t.Fatalf("errors: %v", errs)
+		}
+		if err := fstest.TestFS(fsys, "README.txt", "profiles.csv", sampleName+"/hpcproftt.txt", sampleName+"/cct.csv", sampleName+"/cct.txt",
+			sampleName+"/header.txt", sampleName+"/metrics.csv", sampleName+"/loadmap.csv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d vs %d lines", len(gl), len(wl))
+}
+
+func TestCorpusTables(t *testing.T) {
+	fsys := open(t, sampleDir(t)).FS()
+	profiles := readCSV(t, read(t, fsys, "profiles.csv"))
+	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "7f0101", "02.00", "B", "1", "1", "11", "42"}
+	if len(profiles) != 2 || strings.Join(profiles[1], ",") != strings.Join(want, ",") {
+		t.Fatalf("profiles.csv = %q", profiles)
+	}
+	metrics := readCSV(t, read(t, fsys, sampleName+"/metrics.csv"))
+	if strings.Join(metrics[1], ",") != "0,0,CPUTIME (usec),CPUTIME (usec),raw,null,int,0,1,1,1,,,,,," {
+		t.Fatalf("metrics.csv = %q", metrics)
+	}
+	lm := readCSV(t, read(t, fsys, sampleName+"/loadmap.csv"))
+	if len(lm) != 12 || lm[11][1] != "11" || !strings.HasSuffix(lm[11][2], "[vdso]") || lm[11][3] != "0x0" {
+		t.Fatalf("loadmap.csv = %q", lm)
+	}
+	cct := readCSV(t, read(t, fsys, sampleName+"/cct.csv"))
+	if strings.Join(cct[0], ",") != "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,cputime_usec_exc,cputime_usec_inc" {
+		t.Fatalf("header %q", cct[0])
+	}
+	// Node 52 is the third node: a leaf under 18 with 68511 samples.
+	if strings.Join(cct[3], ",") != "0,52,18,2,1,1,/home/johnmc/pkgs-src/vdso/testvdso,0x4005bb,68511,68511" {
+		t.Fatalf("row %q", cct[3])
+	}
+	checkInclusive(t, cct, 1)
+	hdr := string(read(t, fsys, sampleName+"/header.txt"))
+	for _, line := range []string{"layout: B\n", "program-name: testvdso\n", "epoch 0 ra-to-callsite-offset: 1\n", "epoch 0 num_cct_nodes: 42\n"} {
+		if !strings.Contains(hdr, line) {
+			t.Fatalf("header.txt lacks %q:\n%s", line, hdr)
+		}
+	}
+	txt := strings.Split(string(read(t, fsys, sampleName+"/cct.txt")), "\n")
+	if txt[0] != "# epoch 0, metric CPUTIME (usec): inclusive %, inclusive, exclusive, load_module+0xip" || !strings.HasPrefix(txt[1], "100.00% ") {
+		t.Fatalf("cct.txt starts %q", txt[:3])
+	}
+}
+
+func readCSV(t testing.TB, b []byte) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// checkInclusive recomputes every <m>_inc column of cct.csv from the
+// _exc column and the parent ids, independently of the views' code: a
+// map from (epoch, id) to row and a walk up the ancestors of each row.
+func checkInclusive(t testing.TB, rows [][]string, metrics int) {
+	t.Helper()
+	type key struct{ epoch, id string }
+	row := map[key]int{}
+	for i, r := range rows[1:] {
+		row[key{r[0], r[1]}] = i + 1
+	}
+	hdr := rows[0]
+	for col := range hdr {
+		if !strings.HasSuffix(hdr[col], "_exc") {
+			continue
+		}
+		sums := make([]float64, len(rows))
+		for i := 1; i < len(rows); i++ {
+			if rows[i][col] == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(rows[i][col], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := i; ; {
+				sums[j] += v
+				p, ok := row[key{rows[j][0], rows[j][2]}]
+				if !ok || rows[j][2] == "0" {
+					break
+				}
+				j = p
+			}
+		}
+		for i := 1; i < len(rows); i++ {
+			if rows[i][col+1] == "" {
+				continue
+			}
+			got, _ := strconv.ParseFloat(rows[i][col+1], 64)
+			if math.Abs(got-sums[i]) > 1e-9*math.Max(1, math.Abs(sums[i])) {
+				t.Fatalf("%s of row %d = %v, want %v", hdr[col+1], i, got, sums[i])
+			}
+		}
+	}
+}
+
+func writeFile(t testing.TB, path string, p *gen.Profile) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.Write(f, p); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func TestGeneratedViews(t *testing.T) {
+	for _, layout := range []dec.Layout{dec.LayoutA, dec.LayoutB, dec.LayoutC} {
+		t.Run(layout.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			o := gen.Options{Seed: 11, Layout: layout, Epochs: 2, Nodes: 1500, Metrics: 4, LoadMods: 6, Lush: layout != dec.LayoutB, Rank: 5, Thread: 1, ProcessID: 4242}
+			p := gen.Random(o)
+			writeFile(t, filepath.Join(dir, "app-000005-001-7f0101-4242-0.hpcrun"), p)
+			tf, _ := os.Create(filepath.Join(dir, "app-000005-001-7f0101-4242-0.hpctrace"))
+			gen.WriteTrace(tf, "01.01", 0, gen.TraceSamples(p.Epochs[1].Tree, 500, 1000, 7))
+			tf.Close()
+			src := open(t, dir)
+			fsys := src.FS()
+			name := "app-000005-001-7f0101-4242-0"
+			cct := readCSV(t, read(t, fsys, name+"/cct.csv"))
+			if len(cct) != 1+2*1500 {
+				t.Fatalf("%d rows", len(cct))
+			}
+			wantHdr := "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip"
+			if o.Lush {
+				wantHdr += ",lush_assoc,lush_lip"
+			}
+			wantHdr += ",cputime_usec_exc,cputime_usec_inc,realtime_sec_exc,realtime_sec_inc,papi_tot_cyc_exc,papi_tot_cyc_inc,energy_j_exc,energy_j_inc"
+			if strings.Join(cct[0], ",") != wantHdr {
+				t.Fatalf("header %q", cct[0])
+			}
+			checkInclusive(t, cct, 4)
+			// Every exclusive value and node field matches the generator.
+			var n dec.Node
+			for i := 0; i < 1500; i++ {
+				p.Epochs[1].Tree.Node(i, &n)
+				r := cct[1+1500+i]
+				if r[1] != strconv.Itoa(int(n.AbsID())) || r[2] != strconv.Itoa(int(n.Parent)) || r[4] != map[bool]string{true: "1", false: "0"}[n.IsLeaf()] || r[7] != "0x"+strconv.FormatUint(n.IP, 16) {
+					t.Fatalf("row %v node %+v", r, n)
+				}
+				base := 8
+				if o.Lush {
+					base = 10
+				}
+				if r[base] != strconv.FormatUint(n.Values[0], 10) || r[base+2] != strconv.FormatFloat(math.Float64frombits(n.Values[1]), 'f', -1, 64) {
+					t.Fatalf("values %v vs %v", r, n.Values)
+				}
+			}
+			metrics := readCSV(t, read(t, fsys, name+"/metrics.csv"))
+			if len(metrics) != 9 || (layout == dec.LayoutC) != (metrics[1][16] != "") {
+				t.Fatalf("metrics.csv %q", metrics)
+			}
+			prof := readCSV(t, read(t, fsys, "profiles.csv"))
+			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,7f0101,02.00,"+layout.String()+",2,4,6,3000" {
+				t.Fatalf("profiles.csv %q", prof)
+			}
+			tr := readCSV(t, read(t, fsys, name+"/trace.csv"))
+			if len(tr) != 501 || tr[1][0] != "1000" || tr[1][2] == "" {
+				t.Fatalf("trace.csv %q", tr[:2])
+			}
+			txt := strings.Split(strings.TrimSuffix(string(read(t, fsys, name+"/trace.txt")), "\n"), "\n")
+			if len(txt) != 500 || !strings.HasPrefix(txt[1], "1007  ") || strings.HasSuffix(txt[1], "?") {
+				t.Fatalf("trace.txt %q", txt[:2])
+			}
+			ctxt := strings.Split(string(read(t, fsys, name+"/cct.txt")), "\n")
+			if len(ctxt) != 2*1501+2 {
+				t.Fatalf("cct.txt has %d lines", len(ctxt))
+			}
+			pt := string(read(t, fsys, name+"/hpcproftt.txt"))
+			if !strings.HasSuffix(pt, "\n[You look fine today! (num-epochs: 2)]\n") || strings.Count(pt, "[node: ") != 3000 {
+				t.Fatalf("hpcproftt.txt tail %q", pt[len(pt)-200:])
+			}
+			if o.Lush && !strings.Contains(pt, "(as: ") {
+				t.Fatal("no LUSH fields in hpcproftt.txt")
+			}
+			if layout == dec.LayoutC && !strings.Contains(pt, "\n    (frequency: 1) (multiplexed: 0) (period-mean: 1.250000) (num-samples: 1001)]") {
+				t.Fatal("no layout C line in hpcproftt.txt")
+			}
+			if err := fstest.TestFS(fsys, name+"/cct.csv", name+"/trace.txt", name+"/trace.csv", "profiles.csv"); err != nil {
+				t.Fatal(err)
+			}
+			if errs := src.Errors.Lines(); len(errs) != 0 {
+				t.Fatalf("errors %v", errs)
+			}
+		})
+	}
+}
+
+func TestTruncatedProfile(t *testing.T) {
+	var b bytes.Buffer
+	gen.Write(&b, gen.Random(gen.Options{Seed: 2, Layout: dec.LayoutC, Epochs: 2, Nodes: 400, Metrics: 2}))
+	data := b.Bytes()
+	full, _ := dec.NewFile(bytes.NewReader(data), int64(len(data)))
+	e1 := full.Epochs[1]
+	cut := e1.NodesOff + 100*e1.NodeSize + 5
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.hpcrun")
+	os.WriteFile(path, data[:cut], 0o644)
+	src := open(t, path)
+	fsys := src.FS()
+	cct := readCSV(t, read(t, fsys, "cut/cct.csv"))
+	if len(cct) != 1+400+100 {
+		t.Fatalf("%d rows", len(cct))
+	}
+	checkInclusive(t, cct, 2)
+	pt := string(read(t, fsys, "cut/hpcproftt.txt"))
+	if strings.Count(pt, "[node: ") != 500 || strings.Contains(pt, "You look fine") {
+		t.Fatal("hpcproftt.txt of a truncated file")
+	}
+	errs := strings.Join(src.Errors.Lines(), "\n")
+	if !strings.Contains(errs, "cut/cct.csv: hpcrun: epoch 1 cct at byte") || !strings.Contains(errs, "truncated") {
+		t.Fatalf("_errors.txt:\n%s", errs)
+	}
+	if err := fstest.TestFS(fsys, "cut/cct.csv", "cut/cct.txt", "cut/hpcproftt.txt"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnsupportedVersionReported(t *testing.T) {
+	dir := testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small")
+	src := open(t, dir)
+	fsys := src.FS()
+	prof := readCSV(t, read(t, fsys, "profiles.csv"))
+	if prof[1][7] != "04.00" || prof[1][8] != "unsupported" {
+		t.Fatalf("profiles.csv %q", prof)
+	}
+	errs := strings.Join(src.Errors.Lines(), "\n")
+	if !strings.Contains(errs, "version 04.00 (sparse, HPCToolkit 2022.10+) is not supported") {
+		t.Fatalf("_errors.txt %q", errs)
+	}
+}
+
+func TestMeasurementsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	const files = 1000
+	var b bytes.Buffer
+	gen.Write(&b, gen.Random(gen.Options{Seed: 1, Layout: dec.LayoutC, Nodes: 20, Metrics: 2}))
+	for i := 0; i < files; i++ {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("app-%06d-000-7f0101-%d-0.hpcrun", i, 100+i)), b.Bytes(), 0o644)
+	}
+	start := time.Now()
+	if _, ok := hpcrun.Detect(dir); !ok {
+		t.Fatal("not detected")
+	}
+	src, err := hpcrun.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Fatalf("mount took %v", d)
+	}
+	t.Logf("detect+open of %d files: %v", files, time.Since(start))
+	fsys := src.FS()
+	start = time.Now()
+	prof := readCSV(t, read(t, fsys, "profiles.csv"))
+	t.Logf("profiles.csv: %v", time.Since(start))
+	if len(prof) != files+1 || prof[1][0] != "app-000000-000-7f0101-100-0" || prof[files][9] != "1" {
+		t.Fatalf("profiles.csv rows %d: %q", len(prof), prof[1])
+	}
+	des, _ := fs.ReadDir(fsys, ".")
+	if len(des) != files+4 {
+		t.Fatalf("%d entries", len(des))
+	}
+	if testing.Short() {
+		return
+	}
+	mnt := fsnodetest.Mount(t, fsys)
+	start = time.Now()
+	ents, err := os.ReadDir(mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if _, err := e.Info(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("ls -l took %v", d)
+	}
+	t.Logf("ls -l of the mount: %v", time.Since(start))
+}
+
+func TestMounted(t *testing.T) {
+	dir := sampleDir(t)
+	src := open(t, dir)
+	mnt := fsnodetest.Mount(t, src.FS())
+	if err := fstest.TestFS(os.DirFS(mnt), "README.txt", "profiles.csv", sampleName+"/hpcproftt.txt", sampleName+"/cct.csv", sampleName+"/cct.txt"); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "expected-hpcproftt-dump.txt"))
+	fsnodetest.CheckFile(t, filepath.Join(mnt, sampleName, "hpcproftt.txt"), want)
+	if got := string(read(t, os.DirFS(mnt), "_errors.txt")); got != "" {
+		t.Fatalf("_errors.txt = %q", got)
+	}
+
+	// A larger generated file: every view through the tools.
+	gdir := t.TempDir()
+	p := gen.Random(gen.Options{Seed: 5, Layout: dec.LayoutC, Epochs: 2, Nodes: 20000, Metrics: 4, Lush: true})
+	writeFile(t, filepath.Join(gdir, "big.hpcrun"), p)
+	tf, _ := os.Create(filepath.Join(gdir, "big.hpctrace"))
+	gen.WriteTrace(tf, "01.01", dec.TraceDataCentric, gen.TraceSamples(p.Epochs[1].Tree, 30000, 5, 3))
+	tf.Close()
+	gsrc := open(t, gdir)
+	gfs := gsrc.FS()
+	gmnt := fsnodetest.Mount(t, gfs)
+	for _, v := range []string{"cct.csv", "cct.txt", "hpcproftt.txt", "trace.csv", "trace.txt", "metrics.csv", "header.txt", "loadmap.csv"} {
+		fsnodetest.CheckFile(t, filepath.Join(gmnt, "big", v), read(t, gfs, "big/"+v))
+	}
+	// fstest.TestFS reads every file many times in small pieces, which takes
+	// long over FUSE for these views: the sample mount above covers it.
+}

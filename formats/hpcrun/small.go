@@ -1,0 +1,171 @@
+package hpcrun
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+func (m *mount) readme() ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("hpcfs mount of " + m.src.Path + "\n\n")
+	b.WriteString("Format: HPCToolkit hpcrun measurement profiles (HPCRUN-profile____ 02.00, layouts A/B/C, and 03.00),\n")
+	b.WriteString(itoa(len(m.profiles)) + " profile(s). Big-endian binary decoded on demand; raw/ holds the original files.\n\n")
+	b.WriteString(`Tree
+  README.txt       this file
+  _errors.txt      decode problems found so far (empty when none)
+  raw/             the original files, byte for byte
+  profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,process_id,
+                   host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes
+                   (metrics and load modules of the last epoch; cct nodes over all epochs)
+  <profile>/       one per .hpcrun file, named after the file without .hpcrun
+    hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
+                   frequency/multiplexed/period-mean/num-samples line)
+    header.txt     name: value per line: file header and nv-pairs, then each epoch header
+    metrics.csv    epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,
+                   formula,format,is_frequency,is_multiplexed,period_mean,num_samples (last four: layout C only)
+    loadmap.csv    epoch,lm_id,name,flags
+    cct.csv        epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip[,lush_assoc,lush_lip],
+                   then <metric>_exc (stored value) and <metric>_inc (sum over the subtree) per metric
+    cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive of the first
+                   metric, load_module+0xip; children by descending inclusive value
+    trace.txt      (with a .hpctrace beside the profile) time  node_id  load_module+0xip per sample
+    trace.csv      time,node_id,lm_id,load_module,ip[,metric_id]
+
+Conventions
+  node_id is the stored id without its sign; is_leaf (1/0) says whether it was negated (a leaf).
+  Int metric values are unsigned integers; Real values are shortest round-trip decimals.
+  Metric columns are snake_case of the metric name (CPUTIME (usec) -> cputime_usec).
+  load_module in cct.txt and trace.txt is the file name of the load module; 0 is the synthetic root.
+  Trace times are in the file's unit: microseconds for 02.00 profiles, nanoseconds for 03.00 and later.
+  Layouts: A (2010, bit-field flags), B (2010-2017.06), C (2017.10+, with aux fields); all say "02.00".
+`)
+	b.WriteString("\nProfiles\n")
+	for i, p := range m.profiles {
+		if i == 20 {
+			b.WriteString("  ... " + itoa(len(m.profiles)-20) + " more: see profiles.csv\n")
+			break
+		}
+		b.WriteString("  " + p.name + "/")
+		if p.tracePath != "" {
+			b.WriteString("  (with trace)")
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String()), nil
+}
+
+// profilesCSV decodes the headers of every profile, several at a time.
+func (m *mount) profilesCSV() ([]byte, error) {
+	rows := make([]summary, len(m.profiles))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rows[i] = m.profiles[i].summary()
+			}
+		}()
+	}
+	for i := range m.profiles {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	b := []byte("profile,file,program_name,mpi_rank,thread_id,process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
+	for i, s := range rows {
+		p := m.profiles[i]
+		b = render.AppendCSVRow(b, p.name, p.file, s.program, s.rank, s.thread, s.pid, s.host, s.version, s.layout,
+			itoa(s.epochs), itoa(s.metrics), itoa(s.lms), strconv.FormatUint(s.nodes, 10))
+	}
+	return b, nil
+}
+
+func kv(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	b = append(b, ": "...)
+	value = strings.ReplaceAll(value, "\\", "\\\\")
+	value = strings.ReplaceAll(value, "\n", "\\n")
+	b = append(b, value...)
+	return append(b, '\n')
+}
+
+func (p *profile) headerTxt() ([]byte, error) {
+	f, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	b = kv(b, "file", p.file)
+	b = kv(b, "magic", hpcrun.ProfileMagic)
+	b = kv(b, "version", f.Version)
+	b = kv(b, "endian", string(f.Endian))
+	b = kv(b, "layout", f.Layout.String())
+	b = kv(b, "num_epochs", itoa(len(f.Epochs)))
+	for _, nv := range f.NV {
+		b = kv(b, nv.Name, nv.Value)
+	}
+	for _, e := range f.Epochs {
+		pre := "epoch " + itoa(e.Index) + " "
+		b = append(b, '\n')
+		b = kv(b, pre+"offset", strconv.FormatInt(e.Off, 10))
+		b = kv(b, pre+"flags", "0x"+strconv.FormatUint(e.Flags, 16))
+		b = kv(b, pre+"logical_unwinding", strconv.FormatBool(e.LogicalUnwind()))
+		b = kv(b, pre+"measurement-granularity", strconv.FormatUint(e.Granularity, 10))
+		b = kv(b, pre+"ra-to-callsite-offset", strconv.FormatUint(uint64(e.RAOffset), 10))
+		for _, nv := range e.NV {
+			b = kv(b, pre+nv.Name, nv.Value)
+		}
+		b = kv(b, pre+"num_metrics", itoa(len(e.Metrics)))
+		b = kv(b, pre+"num_load_modules", itoa(len(e.LoadModules)))
+		b = kv(b, pre+"num_cct_nodes", strconv.FormatUint(e.Announced, 10))
+		b = kv(b, pre+"node_size", strconv.FormatInt(e.NodeSize, 10))
+	}
+	return b, f.Err
+}
+
+func boolDigit(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
+}
+
+func (p *profile) metricsCSV() ([]byte, error) {
+	f, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	b := []byte("epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples\n")
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	for _, e := range f.Epochs {
+		for i, m := range e.Metrics {
+			row := []string{itoa(e.Index), itoa(i), m.Name, m.Description, m.Type.String(), m.ValType.String(), m.ValFmt.String(),
+				u(uint64(m.Partner)), u(uint64(m.Show)), boolDigit(m.ShowPercent), u(m.Period), m.Formula, m.FormatStr, "", "", "", ""}
+			if m.HasAux {
+				row[13], row[14], row[15], row[16] = u(uint64(m.IsFrequency)), u(uint64(m.IsMultiplexed)), render.FormatFloat(m.PeriodMean), u(m.NumSamples)
+			}
+			b = render.AppendCSVRow(b, row...)
+		}
+	}
+	return b, f.Err
+}
+
+func (p *profile) loadmapCSV() ([]byte, error) {
+	f, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	b := []byte("epoch,lm_id,name,flags\n")
+	for _, e := range f.Epochs {
+		for _, lm := range e.LoadModules {
+			b = render.AppendCSVRow(b, itoa(e.Index), itoa(int(lm.ID)), lm.Name, string(render.AppendHex(nil, lm.Flags)))
+		}
+	}
+	return b, f.Err
+}

@@ -1,0 +1,272 @@
+// Package hpcrun mounts HPCToolkit measurement files: one *.hpcrun profile
+// or a measurements directory of them (with *.hpctrace files beside
+// them). Each profile becomes a directory of views: hpcproftt.txt (the
+// text of `hpcproftt --dump`), header.txt, metrics.csv, loadmap.csv,
+// cct.csv (with inclusive sums), cct.txt, and trace.txt/trace.csv when a
+// trace exists; profiles.csv has one row per profile.
+//
+// Mounting lists the directory only. A profile's headers are decoded when
+// profiles.csv or one of its views is first used; the CCT is read by the
+// views that need it, and the per-node state of the inclusive sums is kept
+// for a few profiles at a time (see analysisBudget).
+package hpcrun
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// Format registers hpcrun profiles and measurement directories.
+var Format = vfs.Format{
+	Name:     "hpcrun",
+	Supports: "hpcrun profiles 02.00 (layouts A/B/C) and 03.00, *.hpcrun or measurement directories, with *.hpctrace",
+	Detect:   Detect,
+	Open:     Open,
+}
+
+const (
+	profileExt = ".hpcrun"
+	traceExt   = ".hpctrace"
+)
+
+// Detect recognises a profile by its magic, or a directory that holds
+// profiles by the magic of its first *.hpcrun file.
+func Detect(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	if !fi.IsDir() {
+		v, ok := sniff(path)
+		if !ok {
+			return "", false
+		}
+		return "hpcrun profile " + v, true
+	}
+	names := profileNames(path)
+	if len(names) == 0 {
+		return "", false
+	}
+	v, ok := sniff(filepath.Join(path, names[0]))
+	if !ok {
+		return "", false
+	}
+	return "hpcrun measurements directory, " + itoa(len(names)) + " profiles (" + v + ")", true
+}
+
+func sniff(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	hdr := make([]byte, 24)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return "", false
+	}
+	v, _, ok := hpcrun.Version(hdr)
+	return v, ok
+}
+
+func profileNames(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, de := range des {
+		if strings.HasSuffix(de.Name(), profileExt) && de.Type().IsRegular() {
+			out = append(out, de.Name())
+		}
+	}
+	return out
+}
+
+// Open mounts a profile or a measurements directory.
+func Open(path string) (*vfs.Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	traces := map[string]bool{}
+	dir := filepath.Dir(path)
+	if fi.IsDir() {
+		dir = path
+		des, err := os.ReadDir(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, de := range des {
+			switch n := de.Name(); {
+			case strings.HasSuffix(n, profileExt) && de.Type().IsRegular():
+				files = append(files, n)
+			case strings.HasSuffix(n, traceExt):
+				traces[strings.TrimSuffix(n, traceExt)] = true
+			}
+		}
+	} else {
+		files = []string{filepath.Base(path)}
+		base := strings.TrimSuffix(files[0], profileExt)
+		if _, err := os.Stat(filepath.Join(dir, base+traceExt)); err == nil {
+			traces[base] = true
+		}
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(f, profileExt)
+	}
+	names = vfs.UniqueNames(names)
+	idx := make([]int, len(files))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
+
+	m := &mount{profiles: make([]*profile, len(files))}
+	version := "02.00/03.00"
+	if !fi.IsDir() {
+		version, _ = sniff(path)
+	}
+	m.src = vfs.NewSource("hpcrun", version, path)
+	for k, i := range idx {
+		base := strings.TrimSuffix(files[i], profileExt)
+		p := &profile{m: m, name: names[i], file: files[i], path: filepath.Join(dir, files[i])}
+		if traces[base] {
+			p.tracePath = filepath.Join(dir, base+traceExt)
+		}
+		m.profiles[k] = p
+	}
+	m.src.OnClose(m)
+	root := m.src.Root
+	root.AddFile("README.txt", render.Bytes(m.readme, nil))
+	root.AddFile("profiles.csv", render.Bytes(m.profilesCSV, m.src.Errors.Reporter("profiles.csv")))
+	for _, p := range m.profiles {
+		root.Add(p.name, vfs.Lazy(p.entries))
+	}
+	m.src.AddInfo("profiles", len(files))
+	m.src.AddInfo("traces", len(traces))
+	if !fi.IsDir() && len(m.profiles) == 1 {
+		// A single file: decode its headers now so that problems show at once.
+		p := m.profiles[0]
+		if _, err := p.open(); err == nil {
+			s := p.summary()
+			m.src.AddInfo("layout", s.layout)
+			m.src.AddInfo("epochs", s.epochs)
+			m.src.AddInfo("cct nodes", s.nodes)
+		}
+	}
+	return m.src, nil
+}
+
+type mount struct {
+	src      *vfs.Source
+	profiles []*profile // sorted by name
+}
+
+func (m *mount) Close() error {
+	for _, p := range m.profiles {
+		p.close()
+	}
+	return nil
+}
+
+func itoa(n int) string { return string(render.AppendPadded(nil, uint64(n), 0)) }
+
+// profile is one .hpcrun file; everything about it is decoded on demand.
+type profile struct {
+	m         *mount
+	name      string // directory name
+	file      string // file name
+	path      string
+	tracePath string
+
+	once sync.Once
+	f    *hpcrun.File
+	err  error
+
+	anaMu sync.Mutex
+	ana   atomic.Pointer[analysis]
+
+	orderOnce sync.Once
+
+	traceOnce sync.Once
+	trace     *hpcrun.Trace
+	traceErr  error
+	lookup    *nodeLookup
+}
+
+// open decodes the profile's headers once and keeps the file open.
+func (p *profile) open() (*hpcrun.File, error) {
+	p.once.Do(func() {
+		p.f, p.err = hpcrun.Open(p.path)
+		if p.err != nil {
+			p.m.src.Errors.Report(p.name, p.err)
+			return
+		}
+		if p.f.Err != nil {
+			p.m.src.Errors.Report(p.name, p.f.Err)
+		}
+	})
+	return p.f, p.err
+}
+
+func (p *profile) close() {
+	if p.f != nil {
+		p.f.Close()
+	}
+	if p.trace != nil {
+		p.trace.Close()
+	}
+}
+
+type summary struct {
+	layout                           string
+	epochs, metrics, lms             int
+	nodes                            uint64
+	version                          string
+	program, rank, thread, pid, host string
+}
+
+func (p *profile) summary() summary {
+	f, err := p.open()
+	if err != nil {
+		v, _ := sniff(p.path)
+		return summary{version: v, layout: "unsupported"}
+	}
+	s := summary{layout: f.Layout.String(), epochs: len(f.Epochs), nodes: f.NumNodes(), version: f.Version,
+		program: f.Header("program-name"), rank: f.Header("mpi-rank"), thread: f.Header("thread-id"),
+		pid: f.Header("process-id"), host: f.Header("host-id")}
+	if n := len(f.Epochs); n > 0 {
+		last := f.Epochs[n-1]
+		s.metrics, s.lms = len(last.Metrics), len(last.LoadModules)
+	}
+	return s
+}
+
+// entries lists the profile's views; the directory calls it once.
+func (p *profile) entries() []vfs.Entry {
+	var out []vfs.Entry
+	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
+	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
+	add("hpcproftt.txt", render.Stream(render.GeneratorFunc(p.startProftt), rep("hpcproftt.txt")))
+	add("header.txt", render.Bytes(p.headerTxt, rep("header.txt")))
+	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
+	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
+	add("cct.csv", render.Stream(render.GeneratorFunc(p.startCCTCSV), rep("cct.csv")))
+	add("cct.txt", render.Stream(render.GeneratorFunc(p.startCCTTxt), rep("cct.txt")))
+	if p.tracePath != "" {
+		add("trace.txt", render.Stream(&traceGen{p: p, text: true}, rep("trace.txt")))
+		add("trace.csv", render.Stream(&traceGen{p: p}, rep("trace.csv")))
+	}
+	return out
+}
