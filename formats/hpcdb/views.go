@@ -311,7 +311,9 @@ func (c *rowCursor) Next(dst []byte) ([]byte, error) {
 			dst = strconv.AppendInt(dst, int64(p), 10)
 		}
 		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+		if m.ctxNode[ctx] >= 0 {
+			dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+		}
 		dst = append(dst, ',')
 		dst = append(dst, m.ctxKind(ctx)...)
 		dst = append(dst, ',')
