@@ -96,7 +96,7 @@ func (p *profile) name(i uint32) string {
 }
 
 // directNameReads is how many names are read record by record before the
-// whole table is read instead.
+// whole table is read.
 const directNameReads = 256
 
 func (p *profile) sortedBySelf() []int {

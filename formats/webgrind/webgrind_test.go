@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math/rand"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -544,4 +546,27 @@ func mustRead(t testing.TB, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestPercentFastPath checks the fast rounding against the PHP emulation
+// on many values, including exact halves.
+func TestPercentFastPath(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for k := 0; k < 200000; k++ {
+		cost := uint64(r.Int63n(1 << 33))
+		summary := float64(1 + r.Int63n(1<<34))
+		if k%3 == 0 {
+			summary = float64(uint64(1) << uint(r.Intn(12))) // exact halves
+			cost = uint64(r.Intn(100000))
+		}
+		if cost == 0 {
+			continue
+		}
+		v := float64(cost*100) / summary
+		n := roundHalfUpPHP(v)
+		want := strconv.FormatUint(n/100, 10) + "." + fmt.Sprintf("%02d", n%100)
+		if got := string(appendPct(nil, cost, summary)); got != want {
+			t.Fatalf("pct(%d, %v) = %s, PHP rounding %s", cost, summary, got, want)
+		}
+	}
 }
