@@ -19,6 +19,8 @@ import (
 // in address order without sorting. Each band costs one pass over the
 // body; there are at most about 2·addresses/bandRows bands, and the last
 // bandCache sorted bands are kept (16 MiB in all, shared by all profiles).
+// A band of at most 65536 consecutive values is sorted by counting (two
+// passes), a wider one by a stable sort on the count.
 
 const (
 	histogram = 4096 // buckets per planning pass
@@ -134,23 +136,73 @@ type bandKey struct {
 	i int
 }
 
+type sortedBand struct {
+	key  bandKey
+	once sync.Once
+	rows []entry
+	err  error
+}
+
 // sortedBands keeps the last sorted bands of all profiles.
 var sortedBands struct {
 	mu    sync.Mutex
-	keys  []bandKey
-	bands [][]entry
+	bands []*sortedBand // oldest first
 }
 
 // sorted returns band i of the profile sorted by count descending, then
-// offset. The lock is held while sorting, so concurrent readers of one
-// band share the work and at most bandCache+1 bands are in memory.
+// offset. Concurrent readers of one band share its sorting; at most
+// bandCache bands stay cached (plus those that cursors still render).
 func (p *profile) sorted(i int, b band) ([]entry, error) {
 	c := &sortedBands
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	key := bandKey{p, i}
-	if k := slices.Index(c.keys, key); k >= 0 {
-		return c.bands[k], nil
+	c.mu.Lock()
+	var sb *sortedBand
+	for _, e := range c.bands {
+		if e.key == key {
+			sb = e
+		}
+	}
+	if sb == nil {
+		sb = &sortedBand{key: key}
+		if len(c.bands) >= bandCache {
+			c.bands = c.bands[1:]
+		}
+		c.bands = append(c.bands, sb)
+	}
+	c.mu.Unlock()
+	sb.once.Do(func() { sb.rows, sb.err = p.sortBand(b) })
+	return sb.rows, sb.err
+}
+
+// countingRange is the widest band sorted by counting its values.
+const countingRange = 1 << 16
+
+// sortBand collects the samples of band b and sorts them. The samples come
+// in offset order, so a stable counting sort by value suffices when the
+// band's range of values is narrow.
+func (p *profile) sortBand(b band) ([]entry, error) {
+	if width := uint64(b.hi) - uint64(b.lo) + 1; width <= countingRange {
+		hist := make([]int, width+1)
+		err := p.eachSample(func(s dcpi.Sample) {
+			if s.Count >= b.lo && s.Count <= b.hi {
+				hist[b.hi-s.Count+1]++
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		for k := 1; k < len(hist); k++ {
+			hist[k] += hist[k-1]
+		}
+		rows := make([]entry, hist[len(hist)-1])
+		err = p.eachSample(func(s dcpi.Sample) {
+			if s.Count >= b.lo && s.Count <= b.hi {
+				k := b.hi - s.Count
+				rows[hist[k]] = entry{s.Offset, s.Count}
+				hist[k]++
+			}
+		})
+		return rows, err
 	}
 	var rows []entry
 	err := p.eachSample(func(s dcpi.Sample) {
@@ -161,16 +213,7 @@ func (p *profile) sorted(i int, b band) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(rows, func(a, b entry) int {
-		if c := cmp.Compare(b.count, a.count); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.off, b.off)
-	})
-	if len(c.keys) >= bandCache {
-		c.keys, c.bands = c.keys[1:], c.bands[1:]
-	}
-	c.keys, c.bands = append(c.keys, key), append(c.bands, rows)
+	slices.SortStableFunc(rows, func(a, b entry) int { return cmp.Compare(b.count, a.count) })
 	return rows, nil
 }
 

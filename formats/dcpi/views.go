@@ -215,8 +215,10 @@ func (c *samplesCursor) State() any {
 	return st
 }
 
-// batch is the output a Next call aims for: whole rows, about this many bytes.
-const batch = 16 << 10
+// batch is the output a Next call aims for: whole rows, about this many
+// bytes, small enough that the last call of a segment fits the slack
+// render leaves past its end.
+const batch = 2 << 10
 
 func (c *samplesCursor) Next(dst []byte) ([]byte, error) {
 	if c.done {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Benchmark the DCPI views through a real mount: a synthetic 0.07 profile
+# with 10,000,000 sampled addresses (~53 MB), once with short chunks
+# (~3.3M chunks) and once with long ones (~2.5k chunks), to show that
+# memory does not depend on the number of chunks. Prints mount readiness,
+# first stat (sizing), cat throughput, tail latency once sized, top.csv
+# and peak RSS of the hpcfs process.
+# Targets (issue 6): mount < 100 ms; cat samples.csv >= 200 MB/s;
+# tail -n 1 samples.txt <= 50 ms once sized; memory independent of chunks.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+addresses=${ADDRESSES:-10000000}
+work=$(mktemp -d)
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+go build -o "$work/gendcpi" ./testdata/cmd/gendcpi
+mkdir "$work/mnt"
+ms() { date +%s%N; }
+el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
+mbps() { echo "$(( $1 * 1000 / ($3 - $2) )) MB/s"; }
+
+run() { # name maxchunk
+	local name=$1 maxchunk=$2
+	"$work/gendcpi" -o "$work/$name.prof" -addresses "$addresses" -maxchunk "$maxchunk" -zeros 0.2 -maxgap 16 >/dev/null
+	echo "== $name: $(stat -c %s "$work/$name.prof") bytes, $addresses sampled addresses, chunks of 1..$maxchunk counts"
+	local t0 t1 pid size m="$work/mnt/$name.prof"
+	t0=$(ms)
+	/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/$name.prof" "$work/mnt" &
+	pid=$!
+	until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
+	t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
+	t0=$(ms); cat "$m/header.txt" | grep -E '^(chunks|footer_check) '; t1=$(ms)
+	echo "header.txt (scans the body once): $(el $t0 $t1)"
+	t0=$(ms); size=$(stat -c %s "$m/samples.csv"); t1=$(ms)
+	echo "first stat of samples.csv (sizing): $(el $t0 $t1), size $size bytes"
+	t0=$(ms); cat "$m/samples.csv" > /dev/null; t1=$(ms)
+	echo "cat samples.csv: $(el $t0 $t1), $(mbps $size $t0 $t1)"
+	t0=$(ms); size=$(stat -c %s "$m/samples.txt"); t1=$(ms)
+	echo "first stat of samples.txt (sizing, no rendering): $(el $t0 $t1), size $size bytes"
+	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
+	t0=$(ms); tail -n 1 "$m/samples.txt"; t1=$(ms)
+	echo "tail -n 1 samples.txt once sized (page cache dropped): $(el $t0 $t1)"
+	t0=$(ms); size=$(stat -c %s "$m/top.csv"); t1=$(ms)
+	echo "first stat of top.csv (plan + sort + size): $(el $t0 $t1), size $size bytes"
+	t0=$(ms); cat "$m/top.csv" > /dev/null; t1=$(ms)
+	echo "cat top.csv: $(el $t0 $t1), $(mbps $size $t0 $t1)"
+	t0=$(ms); head -n 3 "$m/top.csv" | tail -n 2; t1=$(ms)
+	kill -TERM $pid; wait $pid || true
+	grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+	rm -f "$work/$name.prof"
+}
+
+run short-chunks 6
+run long-chunks 8000
