@@ -358,6 +358,11 @@ func f0addr(b []byte, i int) uint32 {
 	return uint32(b[o]) | uint32(b[o+1])<<8 | uint32(b[o+2])<<16 | uint32(b[o+3])<<24
 }
 
+// FuzzNewFile decodes every part of mutated files. The corpus seeds are
+// up to 16 KB, so the default minimization of new inputs (60 s each)
+// dominates a run: use -fuzzminimizetime 0 for throughput, e.g.
+//
+//	go test -run XXX -fuzz FuzzNewFile -fuzztime 90s -fuzzminimizetime 0 ./decode/webgrind
 func FuzzNewFile(f *testing.F) {
 	for _, v := range []int{4, 5, 6, 7} {
 		f.Add(encode(f, gen.Random(11, 60, 15), v))

@@ -300,7 +300,8 @@ func (p *profile) readme(path string) string {
 functions.csv     nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct
                   one row per function in function-number order; kind is webgrind's (internal,
                   include, class, procedural)
-functions.txt     webgrind's function table as text, by self cost descending
+functions.txt     webgrind's summary line and function table as text, by self cost descending:
+                  self %, inclusive %, invocations, function, file:line
 calls.csv         caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct
                   one row per (caller, callee, line); line is in the caller's file
 functions/<nr>-<name>/callers.csv  webgrind's "Called From" table of one function

@@ -1,7 +1,9 @@
 package webgrind
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
 	"github.com/hpcfs/hpcfs/render"
@@ -62,7 +64,7 @@ func (p *profile) functionsTXT(state any) (render.Cursor, error) {
 	t := p.functions()
 	order := p.sortedBySelf()
 	var num []byte
-	return rows(state, functionsTxtHead, len(order)+1, func(dst []byte, i int) ([]byte, error) {
+	return rows(state, p.summaryLine()+"\n"+functionsTxtHead, len(order)+1, func(dst []byte, i int) ([]byte, error) {
 		if i == len(order) {
 			return dst, t.err
 		}
@@ -176,4 +178,21 @@ func (p *profile) invocationsCSV(state any) (render.Cursor, error) {
 		}
 		return dst, err
 	}), nil
+}
+
+// summaryLine is webgrind's line above its table: the function count, the
+// summary in milliseconds (formatCost(summary, 'msec')) and the runs.
+func (p *profile) summaryLine() string {
+	n := p.f.NumFunctions()
+	return strconv.Itoa(n) + " different functions called in " + strconv.FormatFloat(p.msec(p.hdr.Summary), 'f', -1, 64) +
+		" milliseconds (" + strconv.Itoa(p.hdr.Runs) + " runs, " + strconv.Itoa(n) + " shown)\n"
+}
+
+// msec is webgrind's formatCost(cost, 'msec'): Time_(10ns) costs are
+// first divided by 100, then microseconds are rounded to milliseconds.
+func (p *profile) msec(cost float64) float64 {
+	if strings.Contains(p.hdr.Get("events"), "Time_(10ns)") {
+		cost /= 100
+	}
+	return math.Round(cost / 1000)
 }

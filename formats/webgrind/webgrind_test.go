@@ -41,8 +41,11 @@ type oracleFn struct {
 }
 
 type oracle struct {
-	Version   int
-	Functions []oracleFn
+	Version          int
+	Functions        []oracleFn
+	FunctionCount    int
+	Headers          struct{ Runs int }
+	FormattedSummary *struct{ Msec float64 }
 }
 
 // Oracle loads a corpus case's oracle.json.
@@ -145,6 +148,14 @@ func TestCorpusOracle(t *testing.T) {
 			if errs := src.Errors.Lines(); len(errs) != 0 {
 				t.Errorf("errors: %q", errs)
 			}
+			if o.FormattedSummary != nil {
+				want := fmt.Sprintf("%d different functions called in %v milliseconds (%d runs, %d shown)\n",
+					o.FunctionCount, o.FormattedSummary.Msec, o.Headers.Runs, o.FunctionCount)
+				txt := string(readFS(t, fsys, "functions.txt"))
+				if !strings.HasPrefix(txt, want) {
+					t.Errorf("functions.txt starts %q, want %q", txt[:min(len(txt), 80)], want)
+				}
+			}
 		})
 	}
 }
@@ -207,6 +218,7 @@ func TestUIOracle(t *testing.T) {
 			}
 			defer src.Close()
 			fsys := src.FS()
+			checkFunctionList(t, b, readFS(t, fsys, "functions.txt"))
 			for nr, ci := range ui.CallinfoList {
 				dir := functionDir(t, fsys, nr)
 				for _, part := range []struct {
@@ -437,7 +449,7 @@ func openBytes(t *testing.T, b []byte) (*vfs.Source, fs.FS) {
 func TestBadInput(t *testing.T) {
 	t.Run("zero functions", func(t *testing.T) {
 		src, fsys := openBytes(t, append(le(7, 12, 0), "events: Time\nsummary: 0\n"...))
-		for name, want := range map[string]string{"functions.csv": functionsHeader, "calls.csv": callsHeader, "functions.txt": functionsTxtHead} {
+		for name, want := range map[string]string{"functions.csv": functionsHeader, "calls.csv": callsHeader, "functions.txt": "0 different functions called in 0 milliseconds (1 runs, 0 shown)\n\n" + functionsTxtHead} {
 			if got := string(readFS(t, fsys, name)); got != want {
 				t.Errorf("%s = %q", name, got)
 			}
@@ -567,6 +579,39 @@ func TestPercentFastPath(t *testing.T) {
 		want := strconv.FormatUint(n/100, 10) + "." + fmt.Sprintf("%02d", n%100)
 		if got := string(appendPct(nil, cost, summary)); got != want {
 			t.Fatalf("pct(%d, %v) = %s, PHP rounding %s", cost, summary, got, want)
+		}
+	}
+}
+
+// checkFunctionList compares functions.txt with webgrind's function list
+// (percent, show 100 %): same order, same percentages and invocations.
+func checkFunctionList(t *testing.T, uiJSON, txt []byte) {
+	t.Helper()
+	var ui struct {
+		FunctionList map[string]json.RawMessage `json:"function_list"`
+	}
+	if err := json.Unmarshal(uiJSON, &ui); err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Functions []struct {
+			FunctionName                        string
+			SummedSelfCost, SummedInclusiveCost string
+			InvocationCount                     int
+		}
+	}
+	if err := json.Unmarshal(ui.FunctionList["costFormat=percent,showFraction=1,hideInternals=0"], &list); err != nil {
+		t.Fatalf("ui.json full percent function list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(txt), "\n"), "\n")[3:]
+	if len(lines) != len(list.Functions) {
+		t.Fatalf("functions.txt has %d rows, webgrind %d", len(lines), len(list.Functions))
+	}
+	for i, f := range list.Functions {
+		fields := strings.Fields(lines[i])
+		if fields[0] != f.SummedSelfCost || fields[1] != f.SummedInclusiveCost || fields[2] != strconv.Itoa(f.InvocationCount) ||
+			!strings.HasPrefix(strings.Join(fields[3:], " "), f.FunctionName+" ") {
+			t.Errorf("functions.txt row %d %q, webgrind %+v", i, lines[i], f)
 		}
 	}
 }
