@@ -615,3 +615,39 @@ func checkFunctionList(t *testing.T, uiJSON, txt []byte) {
 		}
 	}
 }
+
+// TestMountedBadInput serves a file whose fourth record address is past
+// the end: the mount shows the three functions before it and one
+// _errors.txt line.
+func TestMountedBadInput(t *testing.T) {
+	var buf bytes.Buffer
+	g := gen.Random(5, 300, 15)
+	g.Write(&buf, 6)
+	b := buf.Bytes()
+	copy(b[12+4*3:], le(uint32(len(b)+5)))
+	src, fsys := openBytes(t, b)
+	want := readFS(t, fsys, "functions.csv")
+	mnt := fsnodetest.Mount(t, fsys)
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "functions.csv"), want)
+	if rows := readCSV(t, want); len(rows) != 4 {
+		t.Fatalf("functions.csv has %d rows", len(rows)-1)
+	}
+	errs, err := os.ReadFile(filepath.Join(mnt, "_errors.txt"))
+	if err != nil || !strings.HasPrefix(string(errs), "functions.csv: webgrind: function 3 at byte 24 (0x18): record address past the end of the file") {
+		t.Fatalf("_errors.txt %q %v", errs, err)
+	}
+	// _errors.txt grows while views are first read: read them all, then
+	// check the mounted tree.
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			fs.ReadFile(fsys, p)
+		}
+		return nil
+	})
+	if n := len(src.Errors.Lines()); n < 3 {
+		t.Fatalf("%d error lines after reading every view", n)
+	}
+	if err := fstest.TestFS(os.DirFS(mnt), "functions.csv", "calls.csv", "header.txt"); err != nil {
+		t.Fatal(err)
+	}
+}
