@@ -33,6 +33,9 @@ type model struct {
 	pathCSVLen []int32 // the same as one CSV field
 	frameDepth []int32
 	nameCSVLen []int32 // the frame's procedure name as one CSV field
+	upFrame    []int32 // PF ctx -> the frame enclosing its parent, -1 at the top
+	frameName  []int32 // PF ctx -> index in names
+	names      []string
 
 	procs   map[int64]string
 	files   map[int64]string
@@ -144,6 +147,9 @@ func (m *model) buildTree() {
 	m.pathCSVLen = make([]int32, n)
 	m.frameDepth = make([]int32, n)
 	m.nameCSVLen = make([]int32, n)
+	m.upFrame = make([]int32, n)
+	m.frameName = make([]int32, n)
+	nameIdx := map[int64]int32{}
 	for i := range m.ctxNode {
 		m.ctxNode[i], m.parent[i], m.frame[i] = -1, -1, -1
 	}
@@ -188,6 +194,14 @@ func (m *model) buildTree() {
 		m.frame[c] = c
 		name := m.procName(nd.Proc)
 		pf := m.frame[pctx]
+		m.upFrame[c] = pf
+		ix, ok := nameIdx[nd.Proc]
+		if !ok {
+			ix = int32(len(m.names))
+			nameIdx[nd.Proc] = ix
+			m.names = append(m.names, name)
+		}
+		m.frameName[c] = ix
 		l, q := int32(len(name)), int32(strings.Count(name, `"`))
 		need := strings.ContainsAny(name, ",\"\r\n")
 		if pf >= 0 {
@@ -270,18 +284,19 @@ func (m *model) appendPath(dst []byte, c int) []byte {
 	if f < 0 {
 		return dst
 	}
-	var stack [256]int32
-	k := 0
-	for f >= 0 && k < len(stack) {
-		stack[k] = f
-		k++
-		f = m.frame[m.parent[f]]
-	}
-	for j := k - 1; j >= 0; j-- {
-		dst = append(dst, m.procName(m.x.Nodes[m.ctxNode[stack[j]]].Proc)...)
-		if j > 0 {
-			dst = append(dst, ';')
+	// write the names right to left into their final place
+	n := int(m.pathLen[f])
+	start := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	end := start + n
+	for f >= 0 && end > start {
+		name := m.names[m.frameName[f]]
+		end -= copy(dst[end-len(name):end], name)
+		if end > start {
+			end--
+			dst[end] = ';'
 		}
+		f = m.upFrame[f]
 	}
 	return dst
 }

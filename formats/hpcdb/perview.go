@@ -64,20 +64,7 @@ func (d *db) contextsDir() *vfs.Dir {
 	var perm []int32 // ids sorted by their decimal name
 	names := func() []int32 {
 		once.Do(func() {
-			perm = make([]int32, n)
-			for i := range perm {
-				perm[i] = int32(i)
-			}
-			slices.SortFunc(perm, func(a, b int32) int {
-				sa, sb := strconv.Itoa(int(a))+".csv", strconv.Itoa(int(b))+".csv"
-				if sa < sb {
-					return -1
-				}
-				if sa > sb {
-					return 1
-				}
-				return 0
-			})
+			perm = lexicalOrder(n)
 		})
 		return perm
 	}
@@ -260,4 +247,28 @@ func (c *profileCursor) Next(dst []byte) ([]byte, error) {
 	}
 	c.k += uint64(len(c.ctxs) - 1)
 	return dst, nil
+}
+
+// lexicalOrder lists 0..n-1 in the order of their decimal names ("1.csv"
+// sorts before "10.csv" because '.' < '0').
+func lexicalOrder(n int) []int32 {
+	out := make([]int32, 0, n)
+	if n == 0 {
+		return out
+	}
+	out = append(out, 0)
+	last := n - 1
+	cur := 1
+	for len(out) < n {
+		out = append(out, int32(cur))
+		if cur*10 <= last {
+			cur *= 10
+			continue
+		}
+		for cur%10 == 9 || cur+1 > last {
+			cur /= 10
+		}
+		cur++
+	}
+	return out
 }
