@@ -235,3 +235,32 @@ func itoa(v int64) string {
 	}
 	return string(b[i:])
 }
+
+// AppendBinary appends an encoding of p that DecodePos reads back.
+func (p Pos) AppendBinary(b []byte) ([]byte, error) {
+	started := uint64(0)
+	if p.started {
+		started = 1
+	}
+	for _, v := range []uint64{uint64(p.Off), uint64(p.Left), p.Next, p.PrevOff, p.PrevEnd, uint64(p.Chunks), started} {
+		b = binary.AppendUvarint(b, v)
+	}
+	return b, nil
+}
+
+// DecodePos reads a Pos written by AppendBinary from the start of b and
+// returns the rest of b.
+func DecodePos(b []byte) (Pos, []byte, error) {
+	var v [7]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return Pos{}, nil, &decode.FormatError{Format: "dcpi", Section: "position", Msg: "bad encoded position"}
+		}
+		v[i], b = x, b[n:]
+	}
+	if v[0] > 1<<62 || v[1] > 1<<32-1 || v[5] > 1<<62 || v[6] > 1 {
+		return Pos{}, nil, &decode.FormatError{Format: "dcpi", Section: "position", Msg: "bad encoded position"}
+	}
+	return Pos{Off: int64(v[0]), Left: uint32(v[1]), Next: v[2], PrevOff: v[3], PrevEnd: v[4], Chunks: int64(v[5]), started: v[6] == 1}, b, nil
+}

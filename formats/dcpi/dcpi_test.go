@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/render"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
 )
 
@@ -430,4 +432,39 @@ func TestMounted(t *testing.T) {
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "prof/top.csv"), []byte(wantTop(p.Expected(), total)))
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "prof/samples.txt"), []byte(wantTxt(p, "synthetic", 8388608)))
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "raw/prof"), p.Bytes())
+}
+
+func TestIndexedSecondMount(t *testing.T) {
+	index := t.TempDir()
+	render.SetIndexDir(index)
+	defer render.SetIndexDir("")
+	old := bandRows
+	bandRows = 500
+	defer func() { bandRows = old }()
+	p := gen.Synthetic{Seed: 33, Addresses: 20000, MaxChunk: 20, Zeros: 0.1}.Model()
+	path := write(t, t.TempDir(), "p", p.Bytes())
+	total := modelTotal(p)
+	want := map[string]string{"p/samples.csv": wantCSV(p.Expected(), total), "p/top.csv": wantTop(p.Expected(), total), "p/samples.txt": wantTxt(p, "synthetic", 8388608)}
+	for round := 0; round < 2; round++ {
+		_, fsys := mount(t, path)
+		for name, w := range want {
+			f, err := fsys.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Read the tail first: on the second round it comes from the index.
+			ra := f.(io.ReaderAt)
+			buf := make([]byte, 1000)
+			n, _ := ra.ReadAt(buf, int64(len(w)-1000))
+			if string(buf[:n]) != w[len(w)-1000:] {
+				t.Fatalf("round %d: tail of %s differs", round, name)
+			}
+			if got := read(t, fsys, name); got != w {
+				t.Fatalf("round %d: %s differs", round, name)
+			}
+		}
+		if files, _ := filepath.Glob(filepath.Join(index, "*")); len(files) != 3 {
+			t.Fatalf("round %d: %d index files, want 3", round, len(files))
+		}
+	}
 }

@@ -167,7 +167,7 @@ func addViews(p *profile) {
 	if !p.hdr.BodyDecodable() {
 		return
 	}
-	d.AddFile("samples.txt", render.Stream(&samplesGen{p: p, txt: true}, nil))
-	d.AddFile("samples.csv", render.Stream(&samplesGen{p: p}, nil))
-	d.AddFile("top.csv", render.Stream(&topGen{p: p}, nil))
+	d.AddFile("samples.txt", p.stream(&samplesGen{p: p, txt: true}, "samples.txt"))
+	d.AddFile("samples.csv", p.stream(&samplesGen{p: p}, "samples.csv"))
+	d.AddFile("top.csv", p.stream(&topGen{p: p}, "top.csv"))
 }
