@@ -318,33 +318,29 @@ func (c *cctCSV) State() any { return c.pos }
 
 const rowsPerNext = 64
 
-func (c *cctCSV) Next(dst []byte) ([]byte, error) {
-	if !c.pos.started {
-		c.pos.started = true
-		return append(dst, c.cols.header...), nil
-	}
+// seek moves past finished epochs and prepares the node reader; done
+// reports the end of the view (with the error that ended it, if any).
+func (c *cctCSV) seek() (done bool, err error) {
 	for {
 		if c.pos.epoch >= len(c.f.Epochs) {
-			return dst, io.EOF
+			return true, io.EOF
 		}
 		ea := c.a.epochs[c.pos.epoch]
 		if c.pos.node < ea.n {
 			break
 		}
 		if ea.err != nil {
-			return dst, ea.err
+			return true, ea.err
 		}
 		if e := c.f.Epochs[c.pos.epoch]; e.Complete < e.Announced {
-			return dst, c.f.Err
+			return true, c.f.Err
 		}
 		c.pos.epoch++
 		c.pos.node = 0
 		c.nr = nil
 	}
-	e := c.f.Epochs[c.pos.epoch]
-	ea := c.a.epochs[c.pos.epoch]
 	if c.nr == nil || c.nr.Index() != c.pos.node {
-		c.nr = c.f.NodeReader(e, c.pos.node)
+		c.nr = c.f.NodeReader(c.f.Epochs[c.pos.epoch], c.pos.node)
 		c.vals = make([]int, len(c.cols.names))
 		for k := range c.vals {
 			c.vals[k] = -1
@@ -353,6 +349,19 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 			c.vals[col] = mi
 		}
 	}
+	return false, nil
+}
+
+func (c *cctCSV) Next(dst []byte) ([]byte, error) {
+	if !c.pos.started {
+		c.pos.started = true
+		return append(dst, c.cols.header...), nil
+	}
+	if done, err := c.seek(); done {
+		return dst, err
+	}
+	e := c.f.Epochs[c.pos.epoch]
+	ea := c.a.epochs[c.pos.epoch]
 	lmFields := c.cols.lmField[c.pos.epoch]
 	m := uint64(ea.m)
 	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
@@ -381,14 +390,7 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		dst = append(dst, ",0x"...)
 		dst = strconv.AppendUint(dst, n.IP, 16)
 		if c.cols.lush {
-			dst = append(dst, ',')
-			if e.LogicalUnwind() {
-				dst = appendAssoc(dst, n.Assoc)
-				dst = append(dst, ',')
-				dst = appendLIP(dst, n.LIP)
-			} else {
-				dst = append(dst, ',')
-			}
+			dst = c.appendLush(dst, e, n)
 		}
 		inc := ea.inc[i*m : i*m+m]
 		for _, mi := range c.vals {
@@ -408,9 +410,64 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
+func (c *cctCSV) appendLush(dst []byte, e *hpcrun.Epoch, n *hpcrun.Node) []byte {
+	dst = append(dst, ',')
+	if e.LogicalUnwind() {
+		dst = appendAssoc(dst, n.Assoc)
+		dst = append(dst, ',')
+		return appendLIP(dst, n.LIP)
+	}
+	return append(dst, ',')
+}
+
+// NextLen measures what Next would append, from digit counts.
+func (c *cctCSV) NextLen() (int64, error) {
+	if !c.pos.started {
+		c.pos.started = true
+		return int64(len(c.cols.header)), nil
+	}
+	if done, err := c.seek(); done {
+		return 0, err
+	}
+	e := c.f.Epochs[c.pos.epoch]
+	ea := c.a.epochs[c.pos.epoch]
+	lmFields := c.cols.lmField[c.pos.epoch]
+	m := uint64(ea.m)
+	epochLen := decLen(uint64(c.pos.epoch))
+	var total int64
+	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
+		i := c.pos.node
+		if err := c.nr.Next(&c.n); err != nil {
+			return total, err
+		}
+		n := &c.n
+		l := epochLen + 1 + decLen(uint64(n.AbsID())) + 1 + decLen(uint64(n.Parent)) + 1 + decLen(uint64(ea.depth[i])) + 3 +
+			decLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
+		if int(n.LMID) < len(lmFields) {
+			l += len(lmFields[n.LMID])
+		}
+		if c.cols.lush {
+			var buf [96]byte
+			l += len(c.appendLush(buf[:0], e, n))
+		}
+		inc := ea.inc[i*m : i*m+m]
+		for _, mi := range c.vals {
+			if mi < 0 {
+				l += 2
+				continue
+			}
+			real := e.Metrics[mi].ValFmt == hpcrun.FmtReal
+			l += 2 + valueLen(n.Values[mi], real) + valueLen(inc[mi], real)
+		}
+		total += int64(l)
+		c.pos.node++
+	}
+	return total, nil
+}
+
 func appendValue(dst []byte, bits uint64, real bool) []byte {
 	if real {
-		return render.AppendFloat(dst, math.Float64frombits(bits))
+		return appendReal(dst, math.Float64frombits(bits))
 	}
 	return strconv.AppendUint(dst, bits, 10)
 }
