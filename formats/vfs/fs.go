@@ -72,13 +72,34 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
-	out := make([]fs.DirEntry, 0, d.Len())
-	for i := 0; i < d.Len(); i++ {
-		e := d.At(i)
-		out = append(out, &fileInfo{name: e.Name, node: e.Node, modTime: f.modTime})
+	out := make([]fs.DirEntry, d.Len())
+	for i := range out {
+		out[i] = &dirEntry{dir: d, i: i, modTime: f.modTime}
 	}
 	return out, nil
 }
+
+// dirEntry is a directory entry that builds its node only when Info is
+// asked for, so that listing a huge Indexed directory stays cheap.
+type dirEntry struct {
+	dir     *Dir
+	i       int
+	modTime time.Time
+}
+
+func (e *dirEntry) Name() string { return e.dir.nameAt(e.i) }
+func (e *dirEntry) IsDir() bool  { return e.dir.isDirAt(e.i) }
+func (e *dirEntry) Type() fs.FileMode {
+	if e.IsDir() {
+		return fs.ModeDir
+	}
+	return 0
+}
+func (e *dirEntry) Info() (fs.FileInfo, error) {
+	ent := e.dir.At(e.i)
+	return &fileInfo{name: ent.Name, node: ent.Node, modTime: e.modTime}, nil
+}
+func (e *dirEntry) String() string { return fs.FormatDirEntry(e) }
 
 type fileInfo struct {
 	name    string
@@ -168,8 +189,7 @@ func (d *openDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	var out []fs.DirEntry
 	for ; n > 0 && d.next < total; n-- {
-		e := d.dir.At(d.next)
-		out = append(out, &fileInfo{name: e.Name, node: e.Node, modTime: d.fsys.modTime})
+		out = append(out, &dirEntry{dir: d.dir, i: d.next, modTime: d.fsys.modTime})
 		d.next++
 	}
 	return out, nil

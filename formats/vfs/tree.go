@@ -68,8 +68,10 @@ func (d *Dir) AddDir(name string) *Dir {
 
 // Indexed returns a directory of n entries made on demand: name(i) gives
 // the i-th name, and names must be strictly increasing in i, so lookups
-// are binary searches; node(i) builds the i-th node. Recently built nodes
-// are kept, up to a bound, so their views keep their sizes.
+// are binary searches; node(i) builds the i-th node. All entries must be
+// of one kind (all files or all directories): a listing builds no node
+// but the first. Recently built nodes are kept, up to a bound, so their
+// views keep their sizes.
 func Indexed(n int, name func(i int) string, node func(i int) Node) *Dir {
 	return &Dir{indexed: &indexed{n: n, name: name, node: node, memo: map[int]*list.Element{}, order: list.New()}}
 }
@@ -154,6 +156,24 @@ func (d *Dir) Names(fn func(name string) bool) {
 			return
 		}
 	}
+}
+
+// isDirAt reports whether the i-th entry is a directory without building
+// it, for Indexed directories.
+func (d *Dir) isDirAt(i int) bool {
+	if d.indexed != nil {
+		i = 0
+	}
+	_, ok := d.At(i).Node.(*Dir)
+	return ok
+}
+
+// nameAt is the i-th name, without building the node.
+func (d *Dir) nameAt(i int) string {
+	if x := d.indexed; x != nil {
+		return x.name(i)
+	}
+	return d.list()[i].Name
 }
 
 // At returns the i-th entry in name order.
