@@ -154,16 +154,16 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
 			dst = append(dst, ',')
 			if f >= 0 {
-				dst = render.AppendCSVField(dst, m.procName(m.x.Nodes[m.ctxNode[f]].Proc))
+				dst = render.AppendCSVField(dst, m.names[m.frameName[f]])
 			}
 			dst = append(dst, ',')
 			dst = strconv.AppendInt(dst, int64(frameDepth(m, f)), 10)
 			dst = append(dst, ',')
 			if f >= 0 {
-				path = m.appendPath(path[:0], int(x.Ctx))
-				if int32(len(path)) == m.pathCSVLen[f] {
-					dst = append(dst, path...)
+				if m.pathCSVLen[f] == m.pathLen[f] {
+					dst = m.appendPath(dst, int(x.Ctx))
 				} else {
+					path = m.appendPath(path[:0], int(x.Ctx))
 					dst = render.AppendCSVField(dst, string(path))
 				}
 			}
