@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ func main() {
 }
 
 func newRootCommand() *cobra.Command {
-	var level, indexDir string
+	var level, indexDir, cpuProfile string
 	root := &cobra.Command{
 		Use:           "hpcfs",
 		Short:         "Mount HPC performance data as text and CSV files",
@@ -53,10 +54,21 @@ func newRootCommand() *cobra.Command {
 			}
 			log.SetLevel(lv)
 			render.SetIndexDir(indexDir)
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return usageErr(err)
+				}
+				pprof.StartCPUProfile(f)
+			}
 			return nil
+		},
+		PersistentPostRun: func(cmd *cobra.Command, args []string) {
+			pprof.StopCPUProfile()
 		},
 	}
 	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
 		newInfoCommand(), newExportCommand())
