@@ -19,7 +19,7 @@ type lru struct {
 	used     int
 	order    *list.List // front = most recent; values are *lruEntry
 	entries  map[segmentKey]*list.Element
-	inflight map[segmentKey]bool
+	inflight map[segmentKey]chan struct{} // closed when the segment is put or released
 }
 
 type lruEntry struct {
@@ -30,7 +30,7 @@ type lruEntry struct {
 var segments = newLRU(segmentBudget)
 
 func newLRU(budget int) *lru {
-	return &lru{budget: budget, order: list.New(), entries: map[segmentKey]*list.Element{}, inflight: map[segmentKey]bool{}}
+	return &lru{budget: budget, order: list.New(), entries: map[segmentKey]*list.Element{}, inflight: map[segmentKey]chan struct{}{}}
 }
 
 func (c *lru) get(k segmentKey) ([]byte, bool) {
@@ -43,28 +43,39 @@ func (c *lru) get(k segmentKey) ([]byte, bool) {
 	return nil, false
 }
 
-// claim marks k as being rendered in the background; it fails when k is
-// cached or already claimed.
-func (c *lru) claim(k segmentKey) bool {
+// claim marks k as being rendered by the caller, who must then put or
+// release it. It fails when k is cached or already being rendered; wait is
+// then the channel that closes when that rendering ends (nil if cached).
+func (c *lru) claim(k segmentKey) (ok bool, wait chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[k]; ok || c.inflight[k] {
-		return false
+	if _, cached := c.entries[k]; cached {
+		return false, nil
 	}
-	c.inflight[k] = true
-	return true
+	if ch, busy := c.inflight[k]; busy {
+		return false, ch
+	}
+	c.inflight[k] = make(chan struct{})
+	return true, nil
 }
 
 func (c *lru) release(k segmentKey) {
 	c.mu.Lock()
-	delete(c.inflight, k)
+	c.endInflight(k)
 	c.mu.Unlock()
+}
+
+func (c *lru) endInflight(k segmentKey) {
+	if ch, ok := c.inflight[k]; ok {
+		close(ch)
+		delete(c.inflight, k)
+	}
 }
 
 func (c *lru) put(k segmentKey, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.inflight, k)
+	c.endInflight(k)
 	if e, ok := c.entries[k]; ok {
 		c.order.MoveToFront(e)
 		return

@@ -266,11 +266,21 @@ func (s *stream) bounds(seg int) (start, end int64) {
 func (s *stream) segment(seg int) ([]byte, int64, error) {
 	start, end := s.bounds(seg)
 	key := segmentKey{s, seg}
-	if data, ok := segments.get(key); ok {
-		return data, start, nil
+	for {
+		if data, ok := segments.get(key); ok {
+			return data, start, nil
+		}
+		claimed, wait := segments.claim(key)
+		if claimed {
+			break
+		}
+		if wait != nil {
+			<-wait // another reader or a prefetch is rendering it
+		}
 	}
 	data, err := s.renderSegment(seg, start, end)
 	if err != nil {
+		segments.release(key)
 		return nil, 0, err
 	}
 	segments.put(key, data)
@@ -304,7 +314,7 @@ func (s *stream) prefetch(seg int) {
 		return
 	}
 	key := segmentKey{s, seg}
-	if !segments.claim(key) {
+	if claimed, _ := segments.claim(key); !claimed {
 		return
 	}
 	go func() {
