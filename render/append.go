@@ -27,9 +27,64 @@ func AppendFloat(dst []byte, f float64) []byte {
 		return append(dst, '0')
 	}
 	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		if m, k, ok := shortDecimal(f); ok {
+			return appendDecimal(dst, m, k)
+		}
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
+var pow10 = [...]float64{1, 10, 100, 1000, 10000, 100000, 1000000}
+
+// shortDecimal finds m and a small k with m / 10^k == v and |m| < 1e15.
+// Such a decimal has at most 15 significant digits, and no two decimals of
+// at most 15 digits read back as the same double, so with trailing zeros
+// removed it is the shortest decimal that reads back as v: what strconv
+// finds, far cheaper. Counts, times and most measured values qualify.
+func shortDecimal(v float64) (m int64, k int, ok bool) {
+	if math.Abs(v) >= 1e15 {
+		return 0, 0, false
+	}
+	for k = 0; k < len(pow10); k++ {
+		s := v * pow10[k]
+		if s != math.Trunc(s) || math.Abs(s) >= 1e15 {
+			continue
+		}
+		m = int64(s)
+		if float64(m)/pow10[k] == v {
+			// v*10^k can round, so a smaller k may have been missed.
+			for k > 0 && m%10 == 0 {
+				m /= 10
+				k--
+			}
+			return m, k, true
+		}
+	}
+	return 0, 0, false
+}
+
+// appendDecimal appends m / 10^k in plain decimal notation.
+func appendDecimal(dst []byte, m int64, k int) []byte {
+	if m < 0 {
+		dst = append(dst, '-')
+		m = -m
+	}
+	if k == 0 {
+		return strconv.AppendInt(dst, m, 10)
+	}
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], m, 10)
+	if len(digits) <= k {
+		dst = append(dst, '0', '.')
+		for i := len(digits); i < k; i++ {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
+	}
+	dst = append(dst, digits[:len(digits)-k]...)
+	dst = append(dst, '.')
+	return append(dst, digits[len(digits)-k:]...)
 }
 
 // FormatFloat is AppendFloat as a string.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand"
 	"strconv"
 	"sync"
@@ -189,5 +190,31 @@ func TestIndexedStreamReusesSizing(t *testing.T) {
 	IndexedStream(other, "test/other", nil).Size()
 	if other.starts == 0 {
 		t.Fatal("a different key reused the index")
+	}
+}
+
+func TestAppendFloatMatchesStrconv(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	check := func(f float64) {
+		t.Helper()
+		want := strconv.FormatFloat(f, 'f', -1, 64)
+		if a := math.Abs(f); a < 1e-6 || a >= 1e21 {
+			want = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		if f == 0 {
+			want = "0"
+		}
+		if got := FormatFloat(f); got != want {
+			t.Fatalf("FormatFloat(%v) = %q, strconv says %q", f, got, want)
+		}
+	}
+	for i := 0; i < 300000; i++ {
+		check(float64(rng.Int63n(1e12)) / math.Pow10(rng.Intn(8)))
+		check(-float64(rng.Intn(1e6)) / 1000)
+		check(rng.Float64() * math.Pow10(rng.Intn(30)-10))
+		check(float64(rng.Intn(1000)) * 100 / float64(1+rng.Intn(100000)))
+	}
+	for _, f := range []float64{0.1, 0.2, 0.3, 1e-6, 9.999999e14, 1e15, 123456789012345, 0.000001234, 5e-324, math.MaxFloat64} {
+		check(f)
 	}
 }
