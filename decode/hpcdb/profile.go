@@ -94,6 +94,9 @@ type ProfileDB struct {
 	Profiles []ProfileInfo // as many as the info section holds (fewer when truncated)
 	// InfoErr reports a Profile Info section shorter than NumProf entries.
 	InfoErr error
+	// CtxSpace, when not 0, bounds the context ids (all are below it); Find
+	// uses it to guess where an id lies. Set it before any concurrent use.
+	CtxSpace uint32
 }
 
 // NewProfileDB reads the header and the Profile Info section of the
@@ -250,44 +253,63 @@ func (p *ProfileDB) ValuesAt(off int64, n uint64, dst []MetricValue) ([]MetricVa
 	return dst, nil
 }
 
-// Find returns the value range of context ctx in profile i, by binary
-// search over the block's context index; ok is false when the profile has
-// no value at ctx.
+// findBlock is the number of context-index pairs Find reads at once
+// (6 KiB): a search costs one or two reads, not one per bisection step.
+const findBlock = 512
+
+// Find returns the value range of context ctx in profile i; ok is false
+// when the profile has no value at ctx. It reads the block's context index
+// in blocks of findBlock pairs, guessing where ctx lies from the ids seen
+// so far (context ids are spread evenly over a profile's index in
+// practice) and falling back to bisection, so that a search costs one or
+// two reads in practice and O(log n) reads at worst.
 func (p *ProfileDB) Find(i int, ctx uint32) (lo, hi uint64, ok bool, err error) {
 	if err := p.checkBlock(i); err != nil {
 		return 0, 0, false, err
 	}
-	n := int(p.Profiles[i].NumCtxs)
-	var buf []CtxIdx
-	var ferr error
-	k := sort.Search(n, func(j int) bool {
-		if ferr != nil {
-			return true
+	n := uint64(p.Profiles[i].NumCtxs)
+	// pairs [a, b) may hold ctx; ids there lie in [idLo, idHi)
+	a, b := uint64(0), n
+	idLo, idHi := uint64(0), uint64(p.CtxSpace)
+	if idHi == 0 {
+		idHi = 1 << 32
+	}
+	base := p.Profiles[i].Offset + p.Profiles[i].NumVals*profValSize
+	for step := 0; a < b; step++ {
+		first := a
+		if b-a > findBlock {
+			guess := a + (b-a)/2
+			if step < 3 && idHi > idLo && uint64(ctx) >= idLo && uint64(ctx) < idHi {
+				guess = a + (b-a)*(uint64(ctx)-idLo)/(idHi-idLo)
+			}
+			first = min(max(guess, a+findBlock/2)-findBlock/2, b-findBlock)
 		}
-		buf, ferr = p.CtxPairs(i, uint64(j), 1, buf[:0])
-		if ferr != nil {
-			return true
+		last := min(first+findBlock, b) // pairs [first, last) are searched; one more ends the last range
+		raw, err := p.read(int64(base+first*profCtxSize), int64(last-first+1)*profCtxSize, "context index")
+		if err != nil {
+			return 0, 0, false, err
 		}
-		return buf[0].Ctx >= ctx
-	})
-	if ferr != nil {
-		return 0, 0, false, ferr
+		np := int(last - first)
+		id := func(j int) uint32 { return be.Uint32(raw[j*profCtxSize:]) }
+		switch {
+		case ctx < id(0):
+			b, idHi = first, uint64(id(0))
+			continue
+		case ctx > id(np-1):
+			a, idLo = last, uint64(id(np-1))+1
+			continue
+		}
+		k := sort.Search(np, func(j int) bool { return id(j) >= ctx })
+		if id(k) != ctx {
+			return 0, 0, false, nil
+		}
+		lo, hi = be.Uint64(raw[k*profCtxSize+4:]), be.Uint64(raw[(k+1)*profCtxSize+4:])
+		if lo > hi || hi > p.Profiles[i].NumVals {
+			return 0, 0, false, p.errAt(int64(p.Profiles[i].Offset), "context index out of order", ctx)
+		}
+		return lo, hi, true, nil
 	}
-	if k >= n {
-		return 0, 0, false, nil
-	}
-	buf, err = p.CtxPairs(i, uint64(k), 2, buf[:0])
-	if err != nil {
-		return 0, 0, false, err
-	}
-	if buf[0].Ctx != ctx {
-		return 0, 0, false, nil
-	}
-	lo, hi = buf[0].Index, buf[1].Index
-	if lo > hi || hi > p.Profiles[i].NumVals {
-		return 0, 0, false, p.errAt(int64(p.Profiles[i].Offset), "context index out of order", ctx)
-	}
-	return lo, hi, true, nil
+	return 0, 0, false, nil
 }
 
 // ContextValues returns the values of context ctx in profile i (nil when

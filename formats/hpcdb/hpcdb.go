@@ -118,6 +118,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	if d.profile != nil {
 		src.AddInfo("profiles", len(d.profile.Profiles))
+		d.profile.CtxSpace = uint32(d.numContexts())
 	}
 	if d.cct != nil {
 		src.AddInfo("contexts", d.cct.Header.NumCtx)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -115,17 +116,16 @@ func (d *db) contextCSV(ctx uint32) ([]byte, error) {
 			}
 		}
 	} else if d.profile != nil {
-		var mv []hpcdb.MetricValue
-		for i := 1; i < len(d.profile.Profiles); i++ {
-			mv, err = d.profile.ContextValues(i, ctx, mv[:0])
-			if err != nil {
+		found, errs := d.profileValuesAt(ctx)
+		for i := 1; i < len(found); i++ {
+			if err = errs[i]; err != nil {
 				break
 			}
-			if len(mv) == 0 {
+			if len(found[i]) == 0 {
 				continue
 			}
 			vals := add(uint32(i))
-			for _, v := range mv {
+			for _, v := range found[i] {
 				if k, ok := m.threadIdx[int(v.Metric)]; ok {
 					vals[k] = v.Value
 				}
@@ -151,6 +151,36 @@ func (d *db) contextCSV(ctx uint32) ([]byte, error) {
 		b = append(b, '\n')
 	}
 	return b, err
+}
+
+// lookupWorkers is how many profiles profileValuesAt searches at once: the
+// searches are independent reads, mostly cold, and the disk serves them
+// in parallel.
+const lookupWorkers = 8
+
+// profileValuesAt returns the values of context ctx in every profile
+// (index = profile index) and the error of each search.
+func (d *db) profileValuesAt(ctx uint32) ([][]hpcdb.MetricValue, []error) {
+	n := len(d.profile.Profiles)
+	found := make([][]hpcdb.MetricValue, n)
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(lookupWorkers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1))
+				if i >= n {
+					return
+				}
+				found[i], errs[i] = d.profile.ContextValues(i, ctx, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	return found, errs
 }
 
 func (d *db) profileEntries() []vfs.Entry {
