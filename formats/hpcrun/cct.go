@@ -1,202 +1,15 @@
 package hpcrun
 
 import (
-	"container/list"
 	"io"
 	"math"
 	"path"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/render"
 )
-
-// analysis is the per-node state the CCT views need beyond the file:
-// depth, parent index and inclusive values of every node of every epoch.
-// It costs 8 + 8*metrics bytes per node (+4 with the cct.txt order).
-type analysis struct {
-	epochs []*epochAnalysis
-	bytes  int64
-}
-
-type epochAnalysis struct {
-	n      uint64
-	m      int
-	depth  []int32
-	parent []int32 // index of the parent, -1 for a root
-	inc    []uint64
-	err    error // a node whose parent is missing; ends the views there
-
-	realMetric []bool
-
-	orderOnce sync.Once
-	order     []uint32 // cct.txt: depth-first, children by descending inclusive
-	total     float64  // sum of the roots' first inclusive metric
-}
-
-// analysisBudget bounds the per-node state kept for all profiles; the
-// state of the profile used last is always kept.
-const analysisBudget = 256 << 20
-
-var analyses = struct {
-	sync.Mutex
-	used  int64
-	order *list.List // of *profile, most recent first
-	elems map[*profile]*list.Element
-}{order: list.New(), elems: map[*profile]*list.Element{}}
-
-func (p *profile) analysis() (*analysis, error) {
-	f, err := p.open()
-	if err != nil {
-		return nil, err
-	}
-	p.anaMu.Lock()
-	defer p.anaMu.Unlock()
-	if a := p.ana.Load(); a != nil {
-		analyses.Lock()
-		if e, ok := analyses.elems[p]; ok {
-			analyses.order.MoveToFront(e)
-		}
-		analyses.Unlock()
-		return a, nil
-	}
-	a, err := analyze(f)
-	if err != nil {
-		return nil, err
-	}
-	p.ana.Store(a)
-	analyses.Lock()
-	analyses.elems[p] = analyses.order.PushFront(p)
-	analyses.used += a.bytes
-	for analyses.used > analysisBudget && analyses.order.Len() > 1 {
-		e := analyses.order.Back()
-		old := e.Value.(*profile)
-		analyses.order.Remove(e)
-		delete(analyses.elems, old)
-		if a := old.ana.Swap(nil); a != nil {
-			analyses.used -= a.bytes
-		}
-	}
-	analyses.Unlock()
-	return a, nil
-}
-
-type stackEntry struct {
-	id  uint32
-	idx int32
-}
-
-func analyze(f *hpcrun.File) (*analysis, error) {
-	a := &analysis{}
-	for _, e := range f.Epochs {
-		ea, err := analyzeEpoch(f, e)
-		if err != nil {
-			return nil, err
-		}
-		a.epochs = append(a.epochs, ea)
-		a.bytes += int64(ea.n) * int64(8+8*ea.m)
-	}
-	return a, nil
-}
-
-// analyzeEpoch finds each node's parent among the nodes before it (a
-// stack of the current path serves preorder files; other orders fall
-// back to an id index) and sums values bottom-up.
-func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
-	n := e.Complete
-	m := len(e.Metrics)
-	ea := &epochAnalysis{n: n, m: m, depth: make([]int32, n), parent: make([]int32, n), inc: make([]uint64, n*uint64(m))}
-	var stack []stackEntry
-	var byID map[uint32]int32
-	nr := f.NodeReader(e, 0)
-	var node hpcrun.Node
-	for i := uint64(0); i < n; i++ {
-		if err := nr.Next(&node); err != nil {
-			if err == io.EOF || render.IsDataError(err) {
-				ea.n = i
-				break
-			}
-			return nil, err
-		}
-		copy(ea.inc[i*uint64(m):], node.Values)
-		id := node.AbsID()
-		par := int32(-1)
-		if node.Parent != 0 {
-			if byID == nil {
-				for len(stack) > 0 && stack[len(stack)-1].id != node.Parent {
-					stack = stack[:len(stack)-1]
-				}
-				if len(stack) > 0 {
-					par = stack[len(stack)-1].idx
-				} else {
-					byID = indexIDs(f, e, i)
-				}
-			}
-			if byID != nil {
-				if k, ok := byID[node.Parent]; ok {
-					par = k
-				} else {
-					ea.n = i
-					ea.err = &decode.FormatError{Format: hpcrun.Format, Section: "epoch " + strconv.Itoa(e.Index) + " cct",
-						Off: e.NodesOff + int64(i)*e.NodeSize, Msg: "parent id not found among the nodes before", Val: node.Parent}
-					break
-				}
-			}
-		} else {
-			stack = stack[:0]
-		}
-		ea.parent[i] = par
-		if par >= 0 {
-			ea.depth[i] = ea.depth[par] + 1
-		}
-		if byID != nil {
-			if _, dup := byID[id]; !dup {
-				byID[id] = int32(i)
-			}
-		} else {
-			stack = append(stack, stackEntry{id, int32(i)})
-		}
-	}
-	real := make([]bool, m)
-	for k := range real {
-		real[k] = e.Metrics[k].ValFmt == hpcrun.FmtReal
-	}
-	ea.realMetric = real
-	for i := int64(ea.n) - 1; i > 0; i-- {
-		par := ea.parent[i]
-		if par < 0 {
-			continue
-		}
-		src := ea.inc[uint64(i)*uint64(m):][:m]
-		dst := ea.inc[uint64(par)*uint64(m):][:m]
-		for k := range src {
-			if real[k] {
-				dst[k] = math.Float64bits(math.Float64frombits(dst[k]) + math.Float64frombits(src[k]))
-			} else {
-				dst[k] += src[k]
-			}
-		}
-	}
-	return ea, nil
-}
-
-// indexIDs maps the ids of nodes [0, upto) to their index.
-func indexIDs(f *hpcrun.File, e *hpcrun.Epoch, upto uint64) map[uint32]int32 {
-	byID := make(map[uint32]int32, upto)
-	nr := f.NodeReader(e, 0)
-	var node hpcrun.Node
-	for i := uint64(0); i < upto && nr.Next(&node) == nil; i++ {
-		if _, dup := byID[node.AbsID()]; !dup {
-			byID[node.AbsID()] = int32(i)
-		}
-	}
-	return byID
-}
 
 // snakeCase makes a column name from a metric name.
 func snakeCase(s string) string {
@@ -363,20 +176,20 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 	e := c.f.Epochs[c.pos.epoch]
 	ea := c.a.epochs[c.pos.epoch]
 	lmFields := c.cols.lmField[c.pos.epoch]
-	m := uint64(ea.m)
+	var prefix [24]byte
+	epoch := append(strconv.AppendInt(prefix[:0], int64(c.pos.epoch), 10), ',')
 	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
 		i := c.pos.node
 		if err := c.nr.Next(&c.n); err != nil {
 			return dst, err
 		}
 		n := &c.n
-		dst = strconv.AppendInt(dst, int64(c.pos.epoch), 10)
-		dst = append(dst, ',')
+		dst = append(dst, epoch...)
 		dst = strconv.AppendUint(dst, uint64(n.AbsID()), 10)
 		dst = append(dst, ',')
 		dst = strconv.AppendUint(dst, uint64(n.Parent), 10)
 		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, int64(ea.depth[i]), 10)
+		dst = strconv.AppendUint(dst, uint64(ea.depth.get(i)), 10)
 		if n.IsLeaf() {
 			dst = append(dst, ",1,"...)
 		} else {
@@ -392,14 +205,14 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		if c.cols.lush {
 			dst = c.appendLush(dst, e, n)
 		}
-		inc := ea.inc[i*m : i*m+m]
+		inc := ea.inclusive(i, n.Values)
 		for _, mi := range c.vals {
 			dst = append(dst, ',')
 			if mi < 0 {
 				dst = append(dst, ',')
 				continue
 			}
-			real := e.Metrics[mi].ValFmt == hpcrun.FmtReal
+			real := ea.realMetric[mi]
 			dst = appendValue(dst, n.Values[mi], real)
 			dst = append(dst, ',')
 			dst = appendValue(dst, inc[mi], real)
@@ -432,7 +245,6 @@ func (c *cctCSV) NextLen() (int64, error) {
 	e := c.f.Epochs[c.pos.epoch]
 	ea := c.a.epochs[c.pos.epoch]
 	lmFields := c.cols.lmField[c.pos.epoch]
-	m := uint64(ea.m)
 	epochLen := decLen(uint64(c.pos.epoch))
 	var total int64
 	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
@@ -441,7 +253,7 @@ func (c *cctCSV) NextLen() (int64, error) {
 			return total, err
 		}
 		n := &c.n
-		l := epochLen + 1 + decLen(uint64(n.AbsID())) + 1 + decLen(uint64(n.Parent)) + 1 + decLen(uint64(ea.depth[i])) + 3 +
+		l := epochLen + 1 + decLen(uint64(n.AbsID())) + 1 + decLen(uint64(n.Parent)) + 1 + decLen(uint64(ea.depth.get(i))) + 3 +
 			decLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
 		if int(n.LMID) < len(lmFields) {
 			l += len(lmFields[n.LMID])
@@ -450,13 +262,13 @@ func (c *cctCSV) NextLen() (int64, error) {
 			var buf [96]byte
 			l += len(c.appendLush(buf[:0], e, n))
 		}
-		inc := ea.inc[i*m : i*m+m]
+		inc := ea.inclusive(i, n.Values)
 		for _, mi := range c.vals {
 			if mi < 0 {
 				l += 2
 				continue
 			}
-			real := e.Metrics[mi].ValFmt == hpcrun.FmtReal
+			real := ea.realMetric[mi]
 			l += 2 + valueLen(n.Values[mi], real) + valueLen(inc[mi], real)
 		}
 		total += int64(l)
@@ -472,85 +284,13 @@ func appendValue(dst []byte, bits uint64, real bool) []byte {
 	return strconv.AppendUint(dst, bits, 10)
 }
 
-// order returns the cct.txt order of an epoch, computing it once.
-func (ea *epochAnalysis) cctOrder() []uint32 {
-	ea.orderOnce.Do(func() {
-		n := ea.n
-		// Children lists in CSR form: start[i]..start[i+1] in kids.
-		start := make([]uint32, n+1)
-		var roots []uint32
-		for i := uint64(0); i < n; i++ {
-			if p := ea.parent[i]; p >= 0 {
-				start[p+1]++
-			} else {
-				roots = append(roots, uint32(i))
-			}
-		}
-		for i := uint64(0); i < n; i++ {
-			start[i+1] += start[i]
-		}
-		kids := make([]uint32, start[n])
-		fill := slices.Clone(start[:n])
-		for i := uint64(0); i < n; i++ {
-			if p := ea.parent[i]; p >= 0 {
-				kids[fill[p]] = uint32(i)
-				fill[p]++
-			}
-		}
-		fill = nil
-		key := func(i uint32) float64 {
-			if ea.m == 0 {
-				return 0
-			}
-			return ea.value(uint64(i), 0)
-		}
-		byInc := func(s []uint32) {
-			sort.SliceStable(s, func(a, b int) bool { return key(s[a]) > key(s[b]) })
-		}
-		byInc(roots)
-		order := make([]uint32, 0, n)
-		stack := slices.Clone(roots)
-		slices.Reverse(stack)
-		for len(stack) > 0 {
-			i := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			order = append(order, i)
-			ks := kids[start[i]:start[i+1]]
-			byInc(ks)
-			for k := len(ks) - 1; k >= 0; k-- {
-				stack = append(stack, ks[k])
-			}
-		}
-		ea.order = order
-		for _, r := range roots {
-			if ea.m > 0 {
-				ea.total += ea.value(uint64(r), 0)
-			}
-		}
-	})
-	return ea.order
-}
-
-// value is metric k's inclusive value of node i as a float, for sorting
-// and percentages.
-func (ea *epochAnalysis) value(i uint64, k int) float64 {
-	return ea.realValue(ea.inc[i*uint64(ea.m)+uint64(k)], k)
-}
-
-func (ea *epochAnalysis) realValue(bits uint64, k int) float64 {
-	if ea.realMetric != nil && ea.realMetric[k] {
-		return math.Float64frombits(bits)
-	}
-	return float64(bits)
-}
-
 type cctTxt struct {
-	p   *profile
-	f   *hpcrun.File
-	a   *analysis
-	pos cctPos
-	n   hpcrun.Node
-	raw []byte
+	p     *profile
+	f     *hpcrun.File
+	a     *analysis
+	pos   cctPos
+	n     hpcrun.Node
+	nodes *nodeCache
 }
 
 func (p *profile) startCCTTxt(state any) (render.Cursor, error) {
@@ -593,28 +333,34 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 		dst = append(dst, ": inclusive %, inclusive, exclusive, load_module+0xip\n"...)
 		return dst, nil
 	}
-	order := ea.cctOrder()
+	order, err := ea.cctOrder(c.f)
+	if err != nil {
+		return dst, err
+	}
+	if c.nodes == nil || c.nodes.e != e {
+		c.nodes = newNodeCache(c.f, e)
+	}
 	total := ea.total
 	for k := 0; k < rowsPerNext && c.pos.node < uint64(len(order)); k++ {
 		i := uint64(order[c.pos.node])
-		raw, err := decode.ReadAt(c.f.ReaderAt(), c.f.Size, e.NodesOff+int64(i)*e.NodeSize, e.NodeSize)
+		raw, err := c.nodes.node(i)
 		if err != nil {
 			return dst, err
 		}
 		e.DecodeNode(raw, &c.n)
-		for d := int32(0); d < ea.depth[i]; d++ {
+		for d := ea.depth.get(i); d > 0; d-- {
 			dst = append(dst, ' ', ' ')
 		}
 		if ea.m > 0 {
-			v := ea.value(i, 0)
+			inc := ea.inclusive(i, c.n.Values)[0]
 			pct := 0.0
 			if total != 0 {
-				pct = v / total * 100
+				pct = ea.asFloat(inc, 0) / total * 100
 			}
 			dst = strconv.AppendFloat(dst, pct, 'f', 2, 64)
 			dst = append(dst, "% "...)
-			real := e.Metrics[0].ValFmt == hpcrun.FmtReal
-			dst = appendValue(dst, ea.inc[i*uint64(ea.m)], real)
+			real := ea.realMetric[0]
+			dst = appendValue(dst, inc, real)
 			dst = append(dst, ' ')
 			dst = appendValue(dst, c.n.Values[0], real)
 			dst = append(dst, ' ')
@@ -648,4 +394,61 @@ func appendLocation(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64) []byte 
 	}
 	dst = append(dst, "+0x"...)
 	return strconv.AppendUint(dst, ip, 16)
+}
+
+// nodeCache reads nodes of one epoch by index through a few cached
+// blocks: cct.txt visits the subtrees of a preorder file one after the
+// other, so its reads stay within a few blocks at a time.
+type nodeCache struct {
+	f      *hpcrun.File
+	e      *hpcrun.Epoch
+	per    uint64 // nodes per block
+	blocks [nodeCacheBlocks]cachedBlock
+	clock  uint64
+}
+
+type cachedBlock struct {
+	first uint64 // index of the block's first node
+	n     uint64 // nodes held; 0 for an empty slot
+	used  uint64
+	data  []byte
+}
+
+const (
+	nodeCacheBlocks = 8
+	nodeCacheBlock  = 32 << 10
+)
+
+func newNodeCache(f *hpcrun.File, e *hpcrun.Epoch) *nodeCache {
+	return &nodeCache{f: f, e: e, per: max(uint64(nodeCacheBlock/e.NodeSize), 1)}
+}
+
+// node returns the bytes of node i (< e.Complete), valid until the next call.
+func (c *nodeCache) node(i uint64) ([]byte, error) {
+	size := uint64(c.e.NodeSize)
+	first := i / c.per * c.per
+	c.clock++
+	victim := 0
+	for k := range c.blocks {
+		b := &c.blocks[k]
+		if b.n > 0 && b.first == first {
+			b.used = c.clock
+			return b.data[(i-first)*size:][:size], nil
+		}
+		if b.used < c.blocks[victim].used {
+			victim = k
+		}
+	}
+	b := &c.blocks[victim]
+	n := min(c.per, c.e.Complete-first)
+	if cap(b.data) < int(n*size) {
+		b.data = make([]byte, c.per*size)
+	}
+	b.data = b.data[:n*size]
+	b.n = 0
+	if _, err := c.f.ReaderAt().ReadAt(b.data, c.e.NodesOff+int64(first*size)); err != nil && err != io.EOF {
+		return nil, err
+	}
+	b.first, b.n, b.used = first, n, c.clock
+	return b.data[(i-first)*size:][:size], nil
 }
