@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 var (
@@ -92,4 +93,24 @@ func SliceCap(count uint64, elemSize, remaining int64) int {
 	limit := uint64(max(remaining, 0) / elemSize)
 	limit = min(limit, 1<<20)
 	return int(min(count, limit))
+}
+
+// OpenFile opens the file at path and calls decode with it and its size.
+// It returns the file as the Closer to keep, or closes it when decode
+// fails.
+func OpenFile(path string, decode func(r io.ReaderAt, size int64) error) (io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := decode(f, fi.Size()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -3,7 +3,6 @@ package dcpi
 import (
 	"encoding/binary"
 	"io"
-	"os"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -37,21 +36,15 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 // Open opens the profile file at path.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	var df *File
+	closer, err := decode.OpenFile(path, func(r io.ReaderAt, size int64) (err error) {
+		df, err = NewFile(r, size)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	df, err := NewFile(f, fi.Size())
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	df.closer = f
+	df.closer = closer
 	return df, nil
 }
 

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -138,21 +137,15 @@ type File struct {
 
 // Open opens the named file.
 func Open(name string) (*File, error) {
-	f, err := os.Open(name)
+	var wf *File
+	closer, err := decode.OpenFile(name, func(r io.ReaderAt, size int64) (err error) {
+		wf, err = NewFile(r, size)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	wf, err := NewFile(f, fi.Size())
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	wf.closer = f
+	wf.closer = closer
 	return wf, nil
 }
 
