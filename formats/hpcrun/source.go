@@ -258,15 +258,15 @@ func (p *profile) entries() []vfs.Entry {
 	var out []vfs.Entry
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
 	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
-	add("hpcproftt.txt", render.Stream(render.GeneratorFunc(p.startProftt), rep("hpcproftt.txt")))
+	add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), indexKey("hpcproftt.txt", p.path), rep("hpcproftt.txt")))
 	add("header.txt", render.Bytes(p.headerTxt, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
-	add("cct.csv", render.Stream(render.GeneratorFunc(p.startCCTCSV), rep("cct.csv")))
-	add("cct.txt", render.Stream(render.GeneratorFunc(p.startCCTTxt), rep("cct.txt")))
+	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), indexKey("cct.csv", p.path), rep("cct.csv")))
+	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), indexKey("cct.txt", p.path), rep("cct.txt")))
 	if p.tracePath != "" {
-		add("trace.txt", render.Stream(&traceGen{p: p, text: true}, rep("trace.txt")))
-		add("trace.csv", render.Stream(&traceGen{p: p}, rep("trace.csv")))
+		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, indexKey("trace.txt", p.path, p.tracePath), rep("trace.txt")))
+		add("trace.csv", render.IndexedStream(&traceGen{p: p}, indexKey("trace.csv", p.path, p.tracePath), rep("trace.csv")))
 	}
 	return out
 }
