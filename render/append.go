@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -132,14 +133,17 @@ func AppendPadded(dst []byte, v uint64, width int) []byte {
 	return strconv.AppendUint(dst, v, 10)
 }
 
+var pow10u = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
 // DecimalLen is the number of decimal digits of v.
 func DecimalLen(v uint64) int {
-	n := 1
-	for v >= 10 {
-		v /= 10
+	// log10(2) ≈ 1233/4096 gives the digit count or one less.
+	n := (bits.Len64(v) * 1233) >> 12
+	if n < len(pow10u) && v >= pow10u[n] {
 		n++
 	}
-	return n
+	return max(n, 1)
 }
 
 // FieldNeedsQuotes reports whether s must be quoted in a CSV field. It

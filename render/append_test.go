@@ -24,3 +24,22 @@ func BenchmarkAppendFloat(b *testing.B) {
 		}
 	})
 }
+
+func TestDecimalLen(t *testing.T) {
+	check := func(v uint64) {
+		if got, want := DecimalLen(v), len(strconv.FormatUint(v, 10)); got != want {
+			t.Fatalf("DecimalLen(%d) = %d, want %d", v, got, want)
+		}
+	}
+	for v, p := uint64(0), uint64(1); p < 1e19; p *= 10 {
+		for _, d := range []uint64{p - 1, p, p + 1} {
+			check(d)
+		}
+		check(v)
+	}
+	check(1<<64 - 1)
+	rng := rand.New(rand.NewSource(2))
+	for i := 0; i < 100000; i++ {
+		check(rng.Uint64() >> rng.Intn(64))
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 )
 
 // A StateCodec is a Generator whose cursor states can be written to disk,
@@ -44,8 +45,9 @@ func DefaultIndexDir() string {
 // in a way that alters sizes.
 const indexVersion = "hpcfs-index-1"
 
-// SourceKey identifies input files by path, size, modification time and
-// inode, for index keys: any change to a file gives a new key.
+// SourceKey identifies input files by path, size, modification time,
+// device and inode, for index keys: any change to a file gives a new key,
+// reading it does not.
 func SourceKey(paths ...string) (string, error) {
 	h := sha256.New()
 	for _, p := range paths {
@@ -54,7 +56,13 @@ func SourceKey(paths ...string) (string, error) {
 			return "", err
 		}
 		abs, _ := filepath.Abs(p)
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\x00", abs, fi.Size(), fi.ModTime().UnixNano(), fi.Sys())
+		// device and inode only: the rest of Stat_t holds the access
+		// time, which reading the file changes
+		var dev, ino uint64
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			dev, ino = uint64(st.Dev), st.Ino
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00", abs, fi.Size(), fi.ModTime().UnixNano(), dev, ino)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -32,3 +32,28 @@ func BenchmarkEventsTxt(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventsTxtSized reads an already sized events.txt, so it
+// measures rendering alone (prefetching included).
+func BenchmarkEventsTxtSized(b *testing.B) {
+	dir, _, err := gen.WriteLarge(b.TempDir(), 4, 250_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 128<<10)
+	for b.Loop() {
+		b.StopTimer()
+		src, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, _ := src.FS().Open("events.txt")
+		info, _ := f.Stat()
+		b.SetBytes(info.Size())
+		r := f.(io.ReaderAt)
+		b.StartTimer()
+		for off := int64(0); off < info.Size(); off += int64(len(buf)) {
+			r.ReadAt(buf, off)
+		}
+	}
+}
