@@ -69,6 +69,7 @@ type db struct {
 
 	model lazyModel
 	valid validity
+	key   string // render.SourceKey of the database's files; "" keeps no index
 }
 
 // Open builds the tree of the database directory at path.
@@ -126,6 +127,13 @@ func Open(path string) (*vfs.Source, error) {
 	if d.trace != nil {
 		src.AddInfo("trace lines", len(d.trace.Lines))
 	}
+	var files []string
+	for _, name := range []string{"experiment.xml", "profile.db", "cct.db", "trace.db"} {
+		if p := filepath.Join(path, name); fileExists(p) {
+			files = append(files, p)
+		}
+	}
+	d.key, _ = render.SourceKey(files...)
 	d.build()
 	return src, nil
 }
@@ -145,6 +153,20 @@ func (d *db) build() {
 		dump.AddFile("trace.db.txt", streamParts(func() []part { return traceDumpParts(d.trace) }, 2048, d.src.Errors.Reporter("dump/trace.db.txt")))
 	}
 	d.buildViews()
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// stream is a big view whose size and checkpoints are kept in the on-disk
+// index under the database's key and the view's path.
+func (d *db) stream(gen render.Generator, where string) render.View {
+	if d.key == "" {
+		return render.Stream(gen, d.src.Errors.Reporter(where))
+	}
+	return render.IndexedStream(gen, d.key+"\x00hpcdb\x00"+where, d.src.Errors.Reporter(where))
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,6 +1,8 @@
 package hpcdb
 
 import (
+	"encoding/binary"
+	"errors"
 	"io"
 	"strconv"
 
@@ -28,7 +30,7 @@ func (d *db) traceEntries() []vfs.Entry {
 				file = name + ".csv"
 			}
 			gen := &traceGen{d: d, m: m, line: i, csv: csv}
-			out = append(out, vfs.Entry{Name: file, Node: vfs.NewFile(render.Stream(gen, d.src.Errors.Reporter("traces/"+file)))})
+			out = append(out, vfs.Entry{Name: file, Node: vfs.NewFile(d.stream(gen, "traces/"+file))})
 		}
 	}
 	return out
@@ -46,6 +48,21 @@ type traceGen struct {
 }
 
 const traceBatch = 512
+
+var errBadState = errors.New("hpcdb: bad index state")
+
+// EncodeState writes a sample index.
+func (g *traceGen) EncodeState(state any) []byte {
+	return binary.AppendUvarint(nil, state.(uint64))
+}
+
+func (g *traceGen) DecodeState(b []byte) (any, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 || n != len(b) || v > g.d.trace.Lines[g.line].NumSamples()+1 {
+		return nil, errBadState
+	}
+	return v, nil
+}
 
 func (g *traceGen) Start(state any) (render.Cursor, error) {
 	c := &traceCursor{g: g, total: g.d.trace.Lines[g.line].NumSamples()}

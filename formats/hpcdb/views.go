@@ -1,6 +1,7 @@
 package hpcdb
 
 import (
+	"encoding/binary"
 	"io"
 	"math"
 	"sort"
@@ -17,8 +18,8 @@ func (d *db) buildViews() {
 	rep := d.src.Errors.Reporter
 	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
 	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
-	root.AddFile("cct.csv", render.Stream(render.GeneratorFunc(d.cctCSVStart), rep("cct.csv")))
-	root.AddFile("cct.txt", render.Stream(render.GeneratorFunc(d.cctTxtStart), rep("cct.txt")))
+	root.AddFile("cct.csv", d.stream(rowGen{d: d}, "cct.csv"))
+	root.AddFile("cct.txt", d.stream(rowGen{d: d, txt: true}, "cct.txt"))
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
 	if d.profile != nil {
@@ -251,20 +252,30 @@ type rowCursor struct {
 
 func (c *rowCursor) State() any { return c.i }
 
-func (d *db) cctCSVStart(state any) (render.Cursor, error) {
-	c := &rowCursor{d: d, m: d.model.get()}
+// rowGen renders cct.csv or cct.txt; the state is rowCursor.i.
+type rowGen struct {
+	d   *db
+	txt bool
+}
+
+func (g rowGen) Start(state any) (render.Cursor, error) {
+	c := &rowCursor{d: g.d, m: g.d.model.get(), txt: g.txt}
 	if state != nil {
 		c.i = state.(int)
 	}
 	return c, nil
 }
 
-func (d *db) cctTxtStart(state any) (render.Cursor, error) {
-	c := &rowCursor{d: d, m: d.model.get(), txt: true}
-	if state != nil {
-		c.i = state.(int)
+func (g rowGen) EncodeState(state any) []byte {
+	return binary.AppendVarint(nil, int64(state.(int)))
+}
+
+func (g rowGen) DecodeState(b []byte) (any, error) {
+	v, n := binary.Varint(b)
+	if n <= 0 || n != len(b) || v < -1 || v > 1<<31 {
+		return nil, errBadState
 	}
-	return c, nil
+	return int(v), nil
 }
 
 func (c *rowCursor) Next(dst []byte) ([]byte, error) {
