@@ -32,10 +32,9 @@ type model struct {
 	pathLen    []int32 // bytes of "root;...;leaf"
 	pathCSVLen []int32 // the same as one CSV field
 	frameDepth []int32
-	nameCSVLen []int32 // the frame's procedure name as one CSV field
-	upFrame    []int32 // PF ctx -> the frame enclosing its parent, -1 at the top
-	frameName  []int32 // PF ctx -> index in names
-	names      []string
+	nameCSVLen []int32     // the frame's procedure name as one CSV field
+	links      []frameLink // PF ctx -> enclosing frame and name, one cache line per path step
+	nameBytes  []byte      // procedure names of the frames, each once
 
 	procs   map[int64]string
 	files   map[int64]string
@@ -147,9 +146,8 @@ func (m *model) buildTree() {
 	m.pathCSVLen = make([]int32, n)
 	m.frameDepth = make([]int32, n)
 	m.nameCSVLen = make([]int32, n)
-	m.upFrame = make([]int32, n)
-	m.frameName = make([]int32, n)
-	nameIdx := map[int64]int32{}
+	m.links = make([]frameLink, n)
+	nameIdx := map[int64]frameLink{}
 	for i := range m.ctxNode {
 		m.ctxNode[i], m.parent[i], m.frame[i] = -1, -1, -1
 	}
@@ -194,14 +192,14 @@ func (m *model) buildTree() {
 		m.frame[c] = c
 		name := m.procName(nd.Proc)
 		pf := m.frame[pctx]
-		m.upFrame[c] = pf
-		ix, ok := nameIdx[nd.Proc]
+		link, ok := nameIdx[nd.Proc]
 		if !ok {
-			ix = int32(len(m.names))
-			nameIdx[nd.Proc] = ix
-			m.names = append(m.names, name)
+			link = frameLink{off: uint32(len(m.nameBytes)), len: uint32(len(name))}
+			nameIdx[nd.Proc] = link
+			m.nameBytes = append(m.nameBytes, name...)
 		}
-		m.frameName[c] = ix
+		link.up = pf
+		m.links[c] = link
 		l, q := int32(len(name)), int32(strings.Count(name, `"`))
 		need := strings.ContainsAny(name, ",\"\r\n")
 		if pf >= 0 {
@@ -290,15 +288,29 @@ func (m *model) appendPath(dst []byte, c int) []byte {
 	dst = append(dst, make([]byte, n)...)
 	end := start + n
 	for f >= 0 && end > start {
-		name := m.names[m.frameName[f]]
-		end -= copy(dst[end-len(name):end], name)
+		l := m.links[f]
+		end -= copy(dst[end-int(l.len):end], m.nameBytes[l.off:l.off+l.len])
 		if end > start {
 			end--
 			dst[end] = ';'
 		}
-		f = m.upFrame[f]
+		f = l.up
 	}
 	return dst
+}
+
+// frameLink is one step of a frame path: the frame enclosing the parent
+// of a procedure frame, and the frame's name in model.nameBytes.
+type frameLink struct {
+	up  int32
+	off uint32
+	len uint32
+}
+
+// frameName is the procedure name of frame f.
+func (m *model) frameName(f int32) []byte {
+	l := m.links[f]
+	return m.nameBytes[l.off : l.off+l.len]
 }
 
 // columnName makes a snake_case column from a metric name:
