@@ -304,52 +304,56 @@ func indexIDs(f *hpcrun.File, e *hpcrun.Epoch, upto uint64) map[uint32]int32 {
 	return byID
 }
 
-// parents returns the parent indexes, from the depths in a preorder file.
-func (ea *epochAnalysis) parents() []int32 {
+// eachParent calls fn with every node's parent index (-1 for a root) in
+// node order; in a preorder file the parents come from the depths.
+func (ea *epochAnalysis) eachParent(fn func(i uint64, parent int32)) {
 	if ea.parent != nil {
-		return ea.parent
+		for i, p := range ea.parent[:ea.n] {
+			fn(uint64(i), p)
+		}
+		return
 	}
-	p := make([]int32, ea.n)
 	var path []int32 // path[d] = the last node at depth d
 	for i := uint64(0); i < ea.n; i++ {
 		d := min(int(ea.depth.get(i)), len(path))
 		path = path[:d]
-		p[i] = -1
+		p := int32(-1)
 		if d > 0 {
-			p[i] = path[d-1]
+			p = path[d-1]
 		}
+		fn(i, p)
 		path = append(path, int32(i))
 	}
-	return p
 }
 
 // cctOrder returns the cct.txt order of an epoch, computing it once.
 func (ea *epochAnalysis) cctOrder(f *hpcrun.File) ([]uint32, error) {
 	ea.orderOnce.Do(func() {
 		n := ea.n
-		parent := ea.parents()
-		// Children lists in CSR form: start[i]..start[i+1] in kids.
+		// Children lists in CSR form: kids[start[i]:start[i+1]].
 		start := make([]uint32, n+1)
 		var roots []uint32
-		for i := uint64(0); i < n; i++ {
-			if p := parent[i]; p >= 0 {
+		ea.eachParent(func(i uint64, p int32) {
+			if p >= 0 {
 				start[p+1]++
 			} else {
 				roots = append(roots, uint32(i))
 			}
-		}
+		})
 		for i := uint64(0); i < n; i++ {
 			start[i+1] += start[i]
 		}
+		// Fill with start[p] as p's cursor; it ends at p's end, which is
+		// where p+1 starts, so shifting by one restores start.
 		kids := make([]uint32, start[n])
-		fill := slices.Clone(start[:n])
-		for i := uint64(0); i < n; i++ {
-			if p := parent[i]; p >= 0 {
-				kids[fill[p]] = uint32(i)
-				fill[p]++
+		ea.eachParent(func(i uint64, p int32) {
+			if p >= 0 {
+				kids[start[p]] = uint32(i)
+				start[p]++
 			}
-		}
-		fill, parent = nil, nil
+		})
+		copy(start[1:], start[:n])
+		start[0] = 0
 		key, err := ea.firstInclusive(f)
 		if err != nil {
 			ea.orderErr = err

@@ -396,27 +396,27 @@ func appendLocation(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64) []byte 
 	return strconv.AppendUint(dst, ip, 16)
 }
 
-// nodeCache reads nodes of one epoch by index through a few cached
-// blocks: cct.txt visits the subtrees of a preorder file one after the
-// other, so its reads stay within a few blocks at a time.
+// nodeCache reads nodes of one epoch by index through small cached
+// blocks (direct-mapped): cct.txt visits the subtrees of a preorder file
+// one after the other, but siblings in value order, so its reads jump
+// around within the parent's subtree.
 type nodeCache struct {
 	f      *hpcrun.File
 	e      *hpcrun.Epoch
 	per    uint64 // nodes per block
 	blocks [nodeCacheBlocks]cachedBlock
-	clock  uint64
+	misses int
 }
 
 type cachedBlock struct {
 	first uint64 // index of the block's first node
 	n     uint64 // nodes held; 0 for an empty slot
-	used  uint64
 	data  []byte
 }
 
 const (
-	nodeCacheBlocks = 8
-	nodeCacheBlock  = 32 << 10
+	nodeCacheBlocks = 128
+	nodeCacheBlock  = 4 << 10
 )
 
 func newNodeCache(f *hpcrun.File, e *hpcrun.Epoch) *nodeCache {
@@ -426,29 +426,20 @@ func newNodeCache(f *hpcrun.File, e *hpcrun.Epoch) *nodeCache {
 // node returns the bytes of node i (< e.Complete), valid until the next call.
 func (c *nodeCache) node(i uint64) ([]byte, error) {
 	size := uint64(c.e.NodeSize)
-	first := i / c.per * c.per
-	c.clock++
-	victim := 0
-	for k := range c.blocks {
-		b := &c.blocks[k]
-		if b.n > 0 && b.first == first {
-			b.used = c.clock
-			return b.data[(i-first)*size:][:size], nil
+	k := i / c.per
+	first := k * c.per
+	b := &c.blocks[k%nodeCacheBlocks]
+	if b.n == 0 || b.first != first {
+		c.misses++
+		n := min(c.per, c.e.Complete-first)
+		if b.data == nil {
+			b.data = make([]byte, c.per*size)
 		}
-		if b.used < c.blocks[victim].used {
-			victim = k
+		b.n = 0
+		if _, err := c.f.ReaderAt().ReadAt(b.data[:n*size], c.e.NodesOff+int64(first*size)); err != nil && err != io.EOF {
+			return nil, err
 		}
+		b.first, b.n = first, n
 	}
-	b := &c.blocks[victim]
-	n := min(c.per, c.e.Complete-first)
-	if cap(b.data) < int(n*size) {
-		b.data = make([]byte, c.per*size)
-	}
-	b.data = b.data[:n*size]
-	b.n = 0
-	if _, err := c.f.ReaderAt().ReadAt(b.data, c.e.NodesOff+int64(first*size)); err != nil && err != io.EOF {
-		return nil, err
-	}
-	b.first, b.n, b.used = first, n, c.clock
 	return b.data[(i-first)*size:][:size], nil
 }
