@@ -70,6 +70,9 @@ type db struct {
 	model lazyModel
 	valid validity
 	key   string // render.SourceKey of the database's files; "" keeps no index
+
+	numCtx   int // size of the context-id space known at mount (contexts/)
+	ctxOrder contextOrder
 }
 
 // Open builds the tree of the database directory at path.
@@ -119,7 +122,10 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	if d.profile != nil {
 		src.AddInfo("profiles", len(d.profile.Profiles))
-		d.profile.CtxSpace = uint32(d.numContexts())
+	}
+	d.numCtx = d.numContexts()
+	if d.profile != nil {
+		d.profile.CtxSpace = uint32(d.numCtx)
 	}
 	if d.cct != nil {
 		src.AddInfo("contexts", d.cct.Header.NumCtx)

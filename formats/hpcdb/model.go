@@ -75,7 +75,10 @@ type lazyModel struct {
 }
 
 func (l *lazyModel) get() *model {
-	l.once.Do(func() { l.m = l.d.buildModel() })
+	l.once.Do(func() {
+		l.m = l.d.buildModel()
+		go l.d.warmContexts()
+	})
 	return l.m
 }
 

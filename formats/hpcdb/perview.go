@@ -59,19 +59,29 @@ func (d *db) numContexts() int {
 	return 0
 }
 
+// contextOrder lists the context ids in the order of their file names.
+type contextOrder struct {
+	once sync.Once
+	perm []int32
+}
+
+func (d *db) contextNames() []int32 {
+	o := &d.ctxOrder
+	o.once.Do(func() { o.perm = lexicalOrder(d.numCtx) })
+	return o.perm
+}
+
+// warmContexts does the first-use work of contexts/ ahead of the first
+// request: the cct.db validity check (a few cold reads) and the name order.
+func (d *db) warmContexts() {
+	d.cctValid()
+	d.contextNames()
+}
+
 func (d *db) contextsDir() *vfs.Dir {
-	n := d.numContexts()
-	var once sync.Once
-	var perm []int32 // ids sorted by their decimal name
-	names := func() []int32 {
-		once.Do(func() {
-			perm = lexicalOrder(n)
-		})
-		return perm
-	}
-	return vfs.Indexed(n, func(i int) string { return strconv.Itoa(int(names()[i])) + ".csv" },
+	return vfs.Indexed(d.numCtx, func(i int) string { return strconv.Itoa(int(d.contextNames()[i])) + ".csv" },
 		func(i int) vfs.Node {
-			ctx := uint32(names()[i])
+			ctx := uint32(d.contextNames()[i])
 			where := "contexts/" + strconv.Itoa(int(ctx)) + ".csv"
 			return vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.contextCSV(ctx) }, d.src.Errors.Reporter(where)))
 		})
