@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 
@@ -354,57 +353,69 @@ func (ea *epochAnalysis) cctOrder(f *hpcrun.File) ([]uint32, error) {
 		})
 		copy(start[1:], start[:n])
 		start[0] = 0
-		key, err := ea.firstInclusive(f)
-		if err != nil {
-			ea.orderErr = err
-			return
+		// Sort each parent's children when the walk reaches it, reading
+		// the leaves' values in index order, so no per-node key is kept.
+		nodes := newNodeCache(f, ea.e)
+		valOff := valuesOffset(ea.e)
+		type keyed struct {
+			key float64
+			i   uint32
 		}
-		byInc := func(s []uint32) {
-			sort.SliceStable(s, func(a, b int) bool { return key[s[a]] > key[s[b]] })
+		var scratch []keyed
+		byInc := func(s []uint32) (total float64, err error) {
+			if ea.m == 0 {
+				return 0, nil
+			}
+			scratch = scratch[:0]
+			for _, i := range s {
+				var bits uint64
+				if ea.hasChildren(uint64(i)) {
+					bits = ea.incOf(uint64(i))[0]
+				} else {
+					raw, err := nodes.node(uint64(i))
+					if err != nil {
+						return 0, err
+					}
+					bits = binary.BigEndian.Uint64(raw[valOff:])
+				}
+				scratch = append(scratch, keyed{ea.asFloat(bits, 0), i})
+			}
+			slices.SortStableFunc(scratch, func(a, b keyed) int {
+				switch {
+				case a.key > b.key:
+					return -1
+				case a.key < b.key:
+					return 1
+				}
+				return 0
+			})
+			for j := range s {
+				s[j] = scratch[j].i
+				total += scratch[j].key
+			}
+			return total, nil
 		}
-		byInc(roots)
+		total, err := byInc(roots)
 		order := make([]uint32, 0, n)
 		stack := slices.Clone(roots)
 		slices.Reverse(stack)
-		for len(stack) > 0 {
+		for len(stack) > 0 && err == nil {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			order = append(order, i)
 			ks := kids[start[i]:start[i+1]]
-			byInc(ks)
+			_, err = byInc(ks)
 			for k := len(ks) - 1; k >= 0; k-- {
 				stack = append(stack, ks[k])
 			}
 		}
-		ea.order = order
-		for _, r := range roots {
-			ea.total += key[r]
+		if err != nil {
+			ea.orderErr = err
+			return
 		}
+		ea.order, ea.total = order, total
 	})
 	return ea.order, ea.orderErr
-}
-
-// firstInclusive is every node's first inclusive metric as a float (all
-// zero without metrics).
-func (ea *epochAnalysis) firstInclusive(f *hpcrun.File) ([]float64, error) {
-	key := make([]float64, ea.n)
-	if ea.m == 0 {
-		return key, nil
-	}
-	nr := f.NodeReader(ea.e, 0)
-	valOff := valuesOffset(ea.e)
-	for i := range key {
-		raw, err := nr.NextRaw()
-		if err != nil {
-			return nil, err
-		}
-		bits := binary.BigEndian.Uint64(raw[valOff:])
-		if ea.hasChildren(uint64(i)) {
-			bits = ea.incOf(uint64(i))[0]
-		}
-		key[i] = ea.asFloat(bits, 0)
-	}
-	return key, nil
 }
 
 // asFloat is a value of metric k as a float, for sorting and percentages.
