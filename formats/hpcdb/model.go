@@ -14,8 +14,9 @@ import (
 
 // model is everything derived from experiment.xml and the profile
 // headers, built once on first need. Its memory grows with the number of
-// contexts (about 100 bytes each plus 8 per visible metric), never with
-// the number of values or samples.
+// contexts, never with the number of values or samples: measured 240 bytes
+// per context with 8 visible metrics (200,000 contexts: 47.7 MB of heap,
+// parsed experiment.xml and summary values included; 50,000: 11.2 MB).
 type model struct {
 	x      *hpcdb.Experiment
 	numCtx int
