@@ -15,8 +15,10 @@ type mergeGen struct {
 	t *trace
 }
 
-// mergeBufferTotal bounds the read-ahead buffers of one merge cursor.
-const mergeBufferTotal = 4 << 20
+// mergeBufferTotal bounds the read-ahead buffers of one merge cursor: a
+// cursor renders about one segment (1 MiB of text, some 350 KB of input),
+// so larger buffers would only read ahead what the next cursor reads again.
+const mergeBufferTotal = 512 << 10
 
 type mergeCursor struct {
 	g       *mergeGen
@@ -28,7 +30,7 @@ type mergeCursor struct {
 func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	n := len(g.t.threads)
 	offs, _ := state.([]int64)
-	bufSize := max(4096, min(256<<10, mergeBufferTotal/max(n, 1)))
+	bufSize := max(4096, min(64<<10, mergeBufferTotal/max(n, 1)))
 	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), heap: make([]int32, 0, n)}
 	for i, th := range g.t.threads {
 		s, err := th.open()
