@@ -50,16 +50,20 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 		NegativeTimeout: &timeout,
 		RootStableAttr:  &fs.StableAttr{Mode: syscall.S_IFDIR, Ino: 1},
 		MountOptions: fuse.MountOptions{
-			FsName:            opts.FsName,
-			Name:              "hpcfs",
-			AllowOther:        opts.AllowOther,
-			Debug:             opts.Debug,
-			Options:           append([]string{"ro"}, opts.Extra...),
-			MaxWrite:          1 << 20,
-			DisableXAttrs:     true,
-			DisableSplice:     true,
-			DirectMount:       opts.DirectMount,
-			ExtraCapabilities: fuse.CAP_READDIRPLUS_AUTO | fuse.CAP_DIRECT_IO_ALLOW_MMAP,
+			FsName:        opts.FsName,
+			Name:          "hpcfs",
+			AllowOther:    opts.AllowOther,
+			Debug:         opts.Debug,
+			Options:       append([]string{"ro"}, opts.Extra...),
+			MaxWrite:      1 << 20,
+			DisableXAttrs: true,
+			DisableSplice: true,
+			DirectMount:   opts.DirectMount,
+			// READDIRPLUS would look up, and so size, every entry of a
+			// listing; sizing a generated file can cost a full render, and
+			// a plain ls must not pay for it.
+			DisableReadDirPlus: true,
+			ExtraCapabilities:  fuse.CAP_DIRECT_IO_ALLOW_MMAP,
 			PanicHandler: func(v any) fuse.Status {
 				log.WithField("panic", v).Error("fuse handler panicked; answering EIO")
 				return fuse.EIO
