@@ -45,8 +45,9 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 	timeout := cacheTimeout
 	root := &node{fsys: fsys, path: "."}
 	fsopts := &fs.Options{
+		// AttrTimeout stays nil: go-fuse would put it in place of the zero
+		// timeout of volatile files; Lookup and Getattr set it themselves.
 		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
 		NegativeTimeout: &timeout,
 		RootStableAttr:  &fs.StableAttr{Mode: syscall.S_IFDIR, Ino: 1},
 		MountOptions: fuse.MountOptions{
@@ -162,8 +163,8 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 		return nil, errno(p, err)
 	}
 	fillAttr(info, p, &out.Attr)
-	if volatile(info) {
-		out.SetAttrTimeout(0)
+	if !volatile(info) {
+		out.SetAttrTimeout(cacheTimeout)
 	}
 	mode := uint32(syscall.S_IFREG)
 	if info.IsDir() {
@@ -195,8 +196,8 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 		return errno(n.path, err)
 	}
 	fillAttr(info, n.path, &out.Attr)
-	if volatile(info) {
-		out.SetTimeout(0)
+	if !volatile(info) {
+		out.SetTimeout(cacheTimeout)
 	}
 	return 0
 }

@@ -41,9 +41,23 @@ func DefaultIndexDir() string {
 	return filepath.Join(base, "hpcfs", "index")
 }
 
-// indexVersion changes whenever the index layout or any rendering changes
-// in a way that alters sizes.
+// indexVersion changes whenever the index layout changes.
 const indexVersion = "hpcfs-index-1"
+
+// buildKey identifies the running program (its file's path, size and
+// modification time), so that an index written by one build of hpcfs is
+// never read by another, whose views may render differently.
+var buildKey = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+}()
 
 // SourceKey identifies input files by path, size, modification time,
 // device and inode, for index keys: any change to a file gives a new key,
@@ -69,10 +83,10 @@ func SourceKey(paths ...string) (string, error) {
 
 func indexPath(key string) string {
 	dir := *indexDir.Load()
-	if dir == "" || key == "" {
+	if dir == "" || key == "" || buildKey == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(indexVersion + "\x00" + key))
+	sum := sha256.Sum256([]byte(indexVersion + "\x00" + buildKey + "\x00" + key))
 	return filepath.Join(dir, hex.EncodeToString(sum[:16])+".idx")
 }
 

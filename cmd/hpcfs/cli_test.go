@@ -125,3 +125,16 @@ func mountCLI(t testing.TB, source string) string {
 	})
 	return mnt
 }
+
+// TestMain gives the commands the tests run a cache directory of their
+// own, so that on-disk indexes neither come from nor go to the user's.
+func TestMain(m *testing.M) {
+	cache, err := os.MkdirTemp("", "hpcfs-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/lotest"
 )
 
 func TestOvniCorpusThroughMountAndCat(t *testing.T) {
@@ -78,4 +79,15 @@ func TestOvniAwkOnThreadCSV(t *testing.T) {
 			t.Errorf("awk count of %s = %q, ovnidump has %d", mcv, counts[mcv], want)
 		}
 	}
+}
+
+// TestOvniLibreOffice opens every CSV of a mounted corpus trace in
+// LibreOffice and checks the spreadsheet holds the same rows and values.
+func TestOvniLibreOffice(t *testing.T) {
+	lotest.Require(t)
+	dir := testdata.Corpus(t, "ovni", "v1-basic-mix")
+	mnt := mountCLI(t, filepath.Join(dir, "ovni"))
+	files, _ := filepath.Glob(filepath.Join(mnt, "loom.*/proc.*/thread.*/events.csv"))
+	files = append(files, filepath.Join(mnt, "streams.csv"), filepath.Join(mnt, "cpus.csv"))
+	lotest.Check(t, files)
 }

@@ -76,7 +76,10 @@ func appendCSVLine(dst []byte, ev *ovni.Event) []byte {
 	}
 	dst = strconv.AppendInt(dst, int64(len(ev.Payload)), 10)
 	dst = append(dst, ',')
-	dst = render.AppendHexBytes(dst, ev.Payload)
+	if len(ev.Payload) > 0 {
+		dst = append(dst, '0', 'x')
+		dst = render.AppendHexBytes(dst, ev.Payload)
+	}
 	return append(dst, '\n')
 }
 

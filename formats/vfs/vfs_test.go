@@ -54,6 +54,21 @@ func TestTreeMounted(t *testing.T) {
 	}
 }
 
+func TestVolatileFileGrowsThroughTheMount(t *testing.T) {
+	s := vfs.NewSource("test", "1", t.TempDir())
+	mnt := fsnodetest.Mount(t, s.FS())
+	path := filepath.Join(mnt, "_errors.txt")
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+		t.Fatalf("empty _errors.txt: %v %v", fi, err)
+	}
+	s.Errors.Report("x.csv", fmt.Errorf("first problem"))
+	want := "x.csv: first problem\n"
+	if fi, err := os.Stat(path); err != nil || fi.Size() != int64(len(want)) {
+		t.Fatalf("stat after a report: size %d, %v; want %d", fi.Size(), err, len(want))
+	}
+	fsnodetest.CheckFile(t, path, []byte(want))
+}
+
 func TestSafeNames(t *testing.T) {
 	got := vfs.UniqueNames([]string{"a/b", "..", "", "x.csv", "x.csv", "x.csv"})
 	want := []string{"a_b", "_..", "_", "x.csv", "x~2.csv", "x~3.csv"}
