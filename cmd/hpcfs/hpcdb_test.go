@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"io/fs"
-	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/lotest"
 )
 
 var hpcdbSamples = []string{"db-4.0-xml-pipit-ping-pong", "db-4.0-xml-hpcviewer-empty-trace"}
@@ -90,10 +88,7 @@ func hpcdbCSV(t *testing.T, b []byte) [][]string {
 // Every CSV of the ping-pong sample converts to xlsx in LibreOffice and
 // reads back (xlsx -> csv) with the same rows, columns and values.
 func TestHpcdbLibreOffice(t *testing.T) {
-	lo, err := exec.LookPath("libreoffice")
-	if err != nil {
-		t.Skip("libreoffice not installed")
-	}
+	lotest.Require(t)
 	dir := testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong")
 	mnt := mountCLI(t, dir)
 	var csvs []string
@@ -102,76 +97,11 @@ func TestHpcdbLibreOffice(t *testing.T) {
 			if strings.HasPrefix(p, "contexts/") && !strings.HasPrefix(p, "contexts/3") {
 				return nil // contexts/3*.csv stand for the 117 alike files
 			}
-			csvs = append(csvs, p)
+			csvs = append(csvs, filepath.Join(mnt, p))
 		}
 		return nil
 	})
-	out := t.TempDir()
-	in := filepath.Join(out, "in")
-	os.MkdirAll(in, 0o755)
-	var args []string
-	for _, p := range csvs {
-		flat := strings.ReplaceAll(p, "/", "__")
-		b, err := os.ReadFile(filepath.Join(mnt, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(in, flat), b, 0o644)
-		args = append(args, filepath.Join(mnt, p))
-	}
-	profile := "-env:UserInstallation=file://" + filepath.Join(out, "profile")
-	run := func(args ...string) {
-		if b, err := exec.Command(lo, append([]string{profile, "--headless"}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("libreoffice: %v\n%s", err, b)
-		}
-	}
-	// xlsx straight from the mount (the files keep their names per directory)
-	for _, p := range csvs {
-		flat := strings.ReplaceAll(p, "/", "__")
-		os.Rename(filepath.Join(in, flat), filepath.Join(in, strings.TrimSuffix(flat, ".csv")+".csv"))
-	}
-	var inputs []string
-	for _, p := range csvs {
-		inputs = append(inputs, filepath.Join(in, strings.ReplaceAll(p, "/", "__")))
-	}
-	run(append([]string{"--infilter=CSV:44,34,76,1", "--convert-to", "xlsx", "--outdir", filepath.Join(out, "xlsx")}, inputs...)...)
-	var xlsx []string
-	for _, p := range inputs {
-		xlsx = append(xlsx, filepath.Join(out, "xlsx", strings.TrimSuffix(filepath.Base(p), ".csv")+".xlsx"))
-	}
-	run(append([]string{"--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1", "--outdir", filepath.Join(out, "back")}, xlsx...)...)
-	for i, p := range csvs {
-		want := hpcdbCSV(t, mustRead(t, inputs[i]))
-		got := hpcdbCSV(t, mustRead(t, filepath.Join(out, "back", filepath.Base(inputs[i]))))
-		if len(got) != len(want) {
-			t.Errorf("%s: LibreOffice read %d rows, want %d", p, len(got), len(want))
-			continue
-		}
-		for r := range want {
-			if len(got[r]) != len(want[r]) {
-				t.Errorf("%s row %d: %d columns, want %d", p, r, len(got[r]), len(want[r]))
-				continue
-			}
-			for c := range want[r] {
-				if !sameCell(got[r][c], want[r][c]) {
-					t.Errorf("%s row %d column %d: %q, want %q", p, r, c, got[r][c], want[r][c])
-				}
-			}
-		}
-	}
-	_ = args
-}
-
-func sameCell(got, want string) bool {
-	if got == want {
-		return true
-	}
-	g, err1 := strconv.ParseFloat(got, 64)
-	w, err2 := strconv.ParseFloat(want, 64)
-	if err1 != nil || err2 != nil {
-		return strings.EqualFold(got, want) // true/false become TRUE/FALSE
-	}
-	return math.Abs(g-w) <= 1e-12*math.Max(1, math.Abs(w))
+	lotest.Check(t, csvs)
 }
 
 func mustRead(t *testing.T, p string) []byte {

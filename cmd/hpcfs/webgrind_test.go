@@ -14,6 +14,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+	"github.com/hpcfs/hpcfs/testdata/lotest"
 )
 
 type webgrindOracleCall struct {
@@ -174,44 +175,11 @@ func mustReadFile(t *testing.T, p string) []byte {
 	return b
 }
 
-// TestWebgrindLibreOffice opens the mounted functions.csv in LibreOffice
-// and checks that it sees the same rows and columns.
+// TestWebgrindLibreOffice opens the mounted functions.csv and calls.csv
+// in LibreOffice and checks that it sees the same rows, columns and values.
 func TestWebgrindLibreOffice(t *testing.T) {
-	lo, err := exec.LookPath("libreoffice")
-	if err != nil {
-		t.Skip("libreoffice not installed")
-	}
+	lotest.Require(t)
 	dir := testdata.Corpus(t, "webgrind", "xdebug-app-v7")
 	mnt := mountCLI(t, filepath.Join(dir, "callgrind.out.webgrind"))
-	want := parseCSV(t, mustReadFile(t, filepath.Join(mnt, "functions.csv")))
-	out := t.TempDir()
-	cmd := exec.Command(lo, "-env:UserInstallation=file://"+filepath.Join(out, "profile"), "--headless",
-		"--infilter=CSV:44,34,76,1", "--convert-to", "csv:Text - txt - csv (StarCalc):44,34,76,1", "--outdir", filepath.Join(out, "conv"),
-		filepath.Join(mnt, "functions.csv"))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("libreoffice: %v\n%s", err, b)
-	}
-	got := parseCSV(t, mustReadFile(t, filepath.Join(out, "conv", "functions.csv")))
-	if len(got) != len(want) {
-		t.Fatalf("LibreOffice read %d rows, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if len(got[i]) != len(want[i]) {
-			t.Fatalf("row %d: %d columns, want %d", i, len(got[i]), len(want[i]))
-		}
-		for _, col := range []int{0, 1, 2, 4, 5, 6, 7} { // text and integer columns read back unchanged
-			if got[i][col] != want[i][col] {
-				t.Errorf("row %d column %d: %q, want %q", i, col, got[i][col], want[i][col])
-			}
-		}
-		if i > 0 {
-			for _, col := range []int{8, 9} { // percentages: same number
-				g, err1 := strconv.ParseFloat(got[i][col], 64)
-				w, err2 := strconv.ParseFloat(want[i][col], 64)
-				if err1 != nil || err2 != nil || g != w {
-					t.Errorf("row %d column %d: %q, want %q", i, col, got[i][col], want[i][col])
-				}
-			}
-		}
-	}
+	lotest.Check(t, []string{filepath.Join(mnt, "functions.csv"), filepath.Join(mnt, "calls.csv")})
 }
