@@ -3,6 +3,8 @@ package hpcdb
 import (
 	"io"
 	"math"
+
+	"github.com/hpcfs/hpcfs/decode"
 )
 
 // CCTHeader is the fixed header of cct.db.
@@ -64,7 +66,7 @@ func NewCCTDB(r io.ReaderAt, size int64) (*CCTDB, error) {
 // OpenCCTDB opens the cct.db at path.
 func OpenCCTDB(path string) (*CCTDB, error) {
 	var c *CCTDB
-	cl, err := openFile(path, func(r io.ReaderAt, size int64) (err error) {
+	cl, err := decode.OpenFile(path, func(r io.ReaderAt, size int64) (err error) {
 		c, err = NewCCTDB(r, size)
 		return err
 	})

@@ -18,7 +18,6 @@ package hpcdb
 import (
 	"encoding/binary"
 	"io"
-	"os"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -211,23 +210,6 @@ func appendUint(dst []byte, v uint64, sep ...byte) []byte {
 		}
 	}
 	return append(dst, buf[i:]...)
-}
-
-func openFile(path string, open func(r io.ReaderAt, size int64) error) (io.Closer, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := open(f, fi.Size()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
 }
 
 func align8(v uint64) uint64 { return (v + 7) &^ 7 }

@@ -133,7 +133,7 @@ func NewProfileDB(r io.ReaderAt, size int64) (*ProfileDB, error) {
 // OpenProfileDB opens the profile.db at path.
 func OpenProfileDB(path string) (*ProfileDB, error) {
 	var p *ProfileDB
-	c, err := openFile(path, func(r io.ReaderAt, size int64) (err error) {
+	c, err := decode.OpenFile(path, func(r io.ReaderAt, size int64) (err error) {
 		p, err = NewProfileDB(r, size)
 		return err
 	})

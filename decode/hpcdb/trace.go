@@ -1,6 +1,10 @@
 package hpcdb
 
-import "io"
+import (
+	"io"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
 
 // TraceHeader is the fixed header of trace.db.
 type TraceHeader struct {
@@ -78,7 +82,7 @@ func NewTraceDB(r io.ReaderAt, size int64) (*TraceDB, error) {
 // OpenTraceDB opens the trace.db at path.
 func OpenTraceDB(path string) (*TraceDB, error) {
 	var t *TraceDB
-	c, err := openFile(path, func(r io.ReaderAt, size int64) (err error) {
+	c, err := decode.OpenFile(path, func(r io.ReaderAt, size int64) (err error) {
 		t, err = NewTraceDB(r, size)
 		return err
 	})
