@@ -88,6 +88,37 @@ func appendDecimal(dst []byte, m int64, k int) []byte {
 	return append(dst, digits[len(digits)-k:]...)
 }
 
+// FloatLen is len(AppendFloat(nil, f)), counted without rendering when f
+// is a short decimal.
+func FloatLen(f float64) int {
+	if f == 0 && !math.Signbit(f) {
+		return 1
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		if m, k, ok := shortDecimal(f); ok {
+			return decimalLen(m, k)
+		}
+	}
+	var buf [32]byte
+	return len(AppendFloat(buf[:0], f))
+}
+
+// decimalLen is len(appendDecimal(nil, m, k)).
+func decimalLen(m int64, k int) int {
+	n := 0
+	if m < 0 {
+		n, m = 1, -m
+	}
+	d := DecimalLen(uint64(m))
+	switch {
+	case k == 0:
+		return n + d
+	case d <= k:
+		return n + 2 + k
+	}
+	return n + d + 1
+}
+
 // FormatFloat is AppendFloat as a string.
 func FormatFloat(f float64) string { return string(AppendFloat(nil, f)) }
 
