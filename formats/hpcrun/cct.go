@@ -2,7 +2,6 @@ package hpcrun
 
 import (
 	"io"
-	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -245,7 +244,7 @@ func (c *cctCSV) NextLen() (int64, error) {
 	e := c.f.Epochs[c.pos.epoch]
 	ea := c.a.epochs[c.pos.epoch]
 	lmFields := c.cols.lmField[c.pos.epoch]
-	epochLen := decLen(uint64(c.pos.epoch))
+	epochLen := render.DecimalLen(uint64(c.pos.epoch))
 	var total int64
 	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
 		i := c.pos.node
@@ -253,8 +252,8 @@ func (c *cctCSV) NextLen() (int64, error) {
 			return total, err
 		}
 		n := &c.n
-		l := epochLen + 1 + decLen(uint64(n.AbsID())) + 1 + decLen(uint64(n.Parent)) + 1 + decLen(uint64(ea.depth.get(i))) + 3 +
-			decLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
+		l := epochLen + 1 + render.DecimalLen(uint64(n.AbsID())) + 1 + render.DecimalLen(uint64(n.Parent)) + 1 + render.DecimalLen(uint64(ea.depth.get(i))) + 3 +
+			render.DecimalLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
 		if int(n.LMID) < len(lmFields) {
 			l += len(lmFields[n.LMID])
 		}
@@ -275,13 +274,6 @@ func (c *cctCSV) NextLen() (int64, error) {
 		c.pos.node++
 	}
 	return total, nil
-}
-
-func appendValue(dst []byte, bits uint64, real bool) []byte {
-	if real {
-		return appendReal(dst, math.Float64frombits(bits))
-	}
-	return strconv.AppendUint(dst, bits, 10)
 }
 
 type cctTxt struct {
