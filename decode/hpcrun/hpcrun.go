@@ -22,7 +22,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"unicode/utf8"
 
@@ -242,21 +241,15 @@ func (f *File) NumNodes() uint64 {
 
 // Open opens the named profile.
 func Open(name string) (*File, error) {
-	fh, err := os.Open(name)
+	var f *File
+	closer, err := decode.OpenFile(name, func(r io.ReaderAt, size int64) (err error) {
+		f, err = NewFile(r, size)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	fi, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f, err := NewFile(fh, fi.Size())
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f.closer = fh
+	f.closer = closer
 	return f, nil
 }
 

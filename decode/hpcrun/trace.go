@@ -3,7 +3,6 @@ package hpcrun
 import (
 	"encoding/binary"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode"
@@ -42,21 +41,15 @@ func (t *Trace) DataCentric() bool { return t.Flags&TraceDataCentric != 0 }
 
 // OpenTrace opens the named trace.
 func OpenTrace(name string) (*Trace, error) {
-	fh, err := os.Open(name)
+	var t *Trace
+	closer, err := decode.OpenFile(name, func(r io.ReaderAt, size int64) (err error) {
+		t, err = NewTrace(r, size)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	fi, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	t, err := NewTrace(fh, fi.Size())
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	t.closer = fh
+	t.closer = closer
 	return t, nil
 }
 
