@@ -256,17 +256,16 @@ func (c *samplesCursor) Next(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// NextLen measures samples.txt without rendering it.
+// NextLen measures samples.txt or samples.csv without rendering it.
 func (c *samplesCursor) NextLen() (int64, error) {
-	if !c.g.txt {
-		b, err := c.Next(nil)
-		return int64(len(b)), err
-	}
 	if c.done {
 		return 0, io.EOF
 	}
 	if !c.st.started {
 		c.st.started = true
+		if !c.g.txt {
+			return int64(len(csvHeader)), nil
+		}
 		return int64(len(c.g.p.dcpicatHeader(c.total))), nil
 	}
 	var n int64
@@ -279,9 +278,15 @@ func (c *samplesCursor) NextLen() (int64, error) {
 			}
 			return n, nil
 		}
-		if s.Count != 0 {
-			n += txtRowLen(s.Address(c.f.Header), s.Count)
+		if s.Count == 0 {
+			continue
 		}
+		if c.g.txt {
+			n += txtRowLen(s.Address(c.f.Header), s.Count)
+			continue
+		}
+		c.st.cum += uint64(s.Count)
+		n += csvRowLen(s, c.f.Header.Tstart, c.st.cum, c.total, c.pcts)
 	}
 	return n, nil
 }
@@ -323,9 +328,20 @@ func appendCSVRow(dst []byte, s dcpi.Sample, tstart uint64, count uint32, cum, t
 	if count < pctSmall {
 		dst = append(dst, pcts[count]...)
 	} else {
-		dst = render.AppendFloat(dst, pct(uint64(count), total))
+		dst = appendPct(dst, pct(uint64(count), total))
 	}
 	dst = append(dst, ',')
-	dst = render.AppendFloat(dst, pct(cum, total))
+	dst = appendPct(dst, pct(cum, total))
 	return append(dst, '\n')
+}
+
+// csvRowLen is the length of the row appendCSVRow appends.
+func csvRowLen(s dcpi.Sample, tstart uint64, cum, total uint64, pcts [][]byte) int64 {
+	n := 2 + max(12, hexLen(tstart+s.Offset)) + 1 + int64(render.DecimalLen(s.Offset)) + 1 + int64(render.DecimalLen(uint64(s.Count))) + 1
+	if s.Count < pctSmall {
+		n += int64(len(pcts[s.Count]))
+	} else {
+		n += int64(pctLen(pct(uint64(s.Count), total)))
+	}
+	return n + 1 + int64(pctLen(pct(cum, total))) + 1
 }

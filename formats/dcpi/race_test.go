@@ -1,0 +1,5 @@
+//go:build race
+
+package dcpi
+
+const raceEnabled = true
