@@ -1,8 +1,10 @@
 package render
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,48 +46,110 @@ var pow10 = [...]float64{1, 10, 100, 1000, 10000, 100000, 1000000}
 // removed it is the shortest decimal that reads back as v: what strconv
 // finds, far cheaper. Counts, times and most measured values qualify.
 func shortDecimal(v float64) (m int64, k int, ok bool) {
-	if math.Abs(v) >= 1e15 {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e15:
 		return 0, 0, false
+	case a < 1e9:
+		// A decimal m/10^6 that reads back as v is within 0.2 of v*1e6
+		// (|m| < 1e15 < 2^50), so rounding the product finds it in one step.
+		s := math.Round(v * 1e6)
+		if s/1e6 != v {
+			return 0, 0, false
+		}
+		return trimZeros(int64(s), 6)
 	}
 	for k = 0; k < len(pow10); k++ {
 		s := v * pow10[k]
 		if s != math.Trunc(s) || math.Abs(s) >= 1e15 {
 			continue
 		}
-		m = int64(s)
-		if float64(m)/pow10[k] == v {
+		if m = int64(s); float64(m)/pow10[k] == v {
 			// v*10^k can round, so a smaller k may have been missed.
-			for k > 0 && m%10 == 0 {
-				m /= 10
-				k--
-			}
-			return m, k, true
+			return trimZeros(m, k)
 		}
 	}
 	return 0, 0, false
 }
 
-// appendDecimal appends m / 10^k in plain decimal notation.
+func trimZeros(m int64, k int) (int64, int, bool) {
+	neg := m < 0
+	u := uint64(m)
+	if neg {
+		u = -u
+	}
+	if k >= 3 && u%1000 == 0 {
+		u /= 1000
+		k -= 3
+	}
+	for k > 0 && u%10 == 0 {
+		u /= 10
+		k--
+	}
+	if neg {
+		return -int64(u), k, true
+	}
+	return int64(u), k, true
+}
+
+// appendDecimal appends m / 10^k (k < 20) in plain decimal notation.
 func appendDecimal(dst []byte, m int64, k int) []byte {
 	if m < 0 {
 		dst = append(dst, '-')
 		m = -m
 	}
+	u := uint64(m)
+	n := DecimalLen(u)
 	if k == 0 {
-		return strconv.AppendInt(dst, m, 10)
+		return appendDigits(dst, u, n)
 	}
-	var buf [24]byte
-	digits := strconv.AppendInt(buf[:0], m, 10)
-	if len(digits) <= k {
-		dst = append(dst, '0', '.')
-		for i := len(digits); i < k; i++ {
-			dst = append(dst, '0')
-		}
-		return append(dst, digits...)
-	}
-	dst = append(dst, digits[:len(digits)-k]...)
+	p := pow10u[k]
+	dst = appendDigits(dst, u/p, max(n-k, 1))
 	dst = append(dst, '.')
-	return append(dst, digits[len(digits)-k:]...)
+	return appendDigits(dst, u%p, k)
+}
+
+// appendDigits appends v in decimal as exactly n digits, zero-padded on
+// the left; n must be at least DecimalLen(v).
+func appendDigits(dst []byte, v uint64, n int) []byte {
+	for n > 24 {
+		dst = append(dst, '0')
+		n--
+	}
+	at := len(dst)
+	dst = slices.Grow(dst, n+8) // eight bytes are stored at a time
+	switch {
+	case n <= 8:
+		put8(dst, at, v, n)
+	case n <= 16:
+		put8(dst, at, v/1e8, n-8)
+		put8(dst, at+n-8, v%1e8, 8)
+	default:
+		put8(dst, at, v/1e16, n-16)
+		put8(dst, at+n-16, v/1e8%1e8, 8)
+		put8(dst, at+n-8, v%1e8, 8)
+	}
+	return dst[:at+n]
+}
+
+// put8 stores the last n (1 to 8) of the eight digits of v < 1e8 at
+// dst[at:], writing eight bytes of dst's capacity.
+func put8(dst []byte, at int, v uint64, n int) {
+	// Split v into lanes in parallel: two of four digits, four of two,
+	// eight of one, most significant digit in the lowest byte.
+	hi := v / 10000
+	x := hi | (v-hi*10000)<<32
+	q := (x * 10486 >> 20) & 0x0000007f0000007f // lane/100 for lanes < 10000
+	x = q | (x-q*100)<<16
+	q = (x * 103 >> 10) & 0x000f000f000f000f // lane/10 for lanes < 100
+	x = q | (x-q*10)<<8
+	x = (x | 0x3030303030303030) >> (8 * (8 - n))
+	binary.LittleEndian.PutUint64(dst[at:at+8], x)
+}
+
+// AppendUint is strconv.AppendUint(dst, v, 10), written in place.
+func AppendUint(dst []byte, v uint64) []byte {
+	return appendDigits(dst, v, DecimalLen(v))
 }
 
 // FloatLen is len(AppendFloat(nil, f)), counted without rendering when f
@@ -157,11 +221,7 @@ func AppendHexBytes(dst []byte, b []byte) []byte {
 
 // AppendPadded appends v in decimal, zero-padded to width digits.
 func AppendPadded(dst []byte, v uint64, width int) []byte {
-	n := DecimalLen(v)
-	for ; n < width; n++ {
-		dst = append(dst, '0')
-	}
-	return strconv.AppendUint(dst, v, 10)
+	return appendDigits(dst, v, max(DecimalLen(v), width))
 }
 
 var pow10u = [...]uint64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,

@@ -64,3 +64,50 @@ func TestFloatLen(t *testing.T) {
 		check(math.Float64frombits(rng.Uint64()))
 	}
 }
+
+func TestAppendUintAndPadded(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	vals := []uint64{0, 1, 9, 10, 99, 100, 101, 999, 1000, 1<<64 - 1}
+	for p := uint64(1); p < 1e19; p *= 10 {
+		vals = append(vals, p-1, p, p+1)
+	}
+	for i := 0; i < 100000; i++ {
+		vals = append(vals, rng.Uint64()>>rng.Intn(64))
+	}
+	for _, v := range vals {
+		if got, want := string(AppendUint([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Fatalf("AppendUint(%d) = %q, want %q", v, got, want)
+		}
+		width := rng.Intn(22)
+		want := strconv.FormatUint(v, 10)
+		for len(want) < width {
+			want = "0" + want
+		}
+		if got := string(AppendPadded(nil, v, width)); got != want {
+			t.Fatalf("AppendPadded(%d, %d) = %q, want %q", v, width, got, want)
+		}
+	}
+}
+
+// TestShortDecimalEdges covers both ways shortDecimal searches (one
+// rounding below 1e9, a loop above) near their limits.
+func TestShortDecimalEdges(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	check := func(f float64) {
+		t.Helper()
+		want := strconv.FormatFloat(f, 'f', -1, 64)
+		if got := FormatFloat(f); got != want {
+			t.Fatalf("FormatFloat(%v) = %q, strconv says %q", f, got, want)
+		}
+	}
+	for _, f := range []float64{999999999.999999, 1e9, 1e9 + 0.5, 1e9 - 1e-6, 0.000001, -0.000001, 0.0000015, 0.29, 0.57, 1.005,
+		123456.789012, 999999999999999, 99999999999999.9, 0.1 + 0.2, 1.0000001, 8.5e8 + 0.000001} {
+		check(f)
+		check(-f)
+	}
+	for i := 0; i < 200000; i++ {
+		check(float64(rng.Int63n(1e15)) / math.Pow10(rng.Intn(7)))
+		check(math.Nextafter(float64(rng.Int63n(1e12))/1e6, math.Inf(1)))
+		check(float64(rng.Int63n(1e9)) + float64(rng.Intn(1e6))/1e6)
+	}
+}
