@@ -184,27 +184,31 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		}
 		n := &c.n
 		dst = append(dst, epoch...)
-		dst = strconv.AppendUint(dst, uint64(n.AbsID()), 10)
+		dst = render.AppendUint(dst, uint64(n.AbsID()))
 		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, uint64(n.Parent), 10)
+		dst = render.AppendUint(dst, uint64(n.Parent))
 		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, uint64(ea.depth.get(i)), 10)
+		dst = render.AppendUint(dst, uint64(ea.depth.get(i)))
 		if n.IsLeaf() {
 			dst = append(dst, ",1,"...)
 		} else {
 			dst = append(dst, ",0,"...)
 		}
-		dst = strconv.AppendUint(dst, uint64(n.LMID), 10)
+		dst = render.AppendUint(dst, uint64(n.LMID))
 		dst = append(dst, ',')
 		if int(n.LMID) < len(lmFields) {
 			dst = append(dst, lmFields[n.LMID]...)
 		}
-		dst = append(dst, ",0x"...)
-		dst = strconv.AppendUint(dst, n.IP, 16)
+		dst = append(dst, ',')
+		dst = render.AppendHexPadded(dst, n.IP, 0)
 		if c.cols.lush {
 			dst = c.appendLush(dst, e, n)
 		}
-		inc := ea.inclusive(i, n.Values)
+		inner := ea.hasChildren(i)
+		var inc []uint64
+		if inner {
+			inc = ea.incOf(i)
+		}
 		for _, mi := range c.vals {
 			dst = append(dst, ',')
 			if mi < 0 {
@@ -212,7 +216,13 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 				continue
 			}
 			real := ea.realMetric[mi]
+			at := len(dst)
 			dst = appendValue(dst, n.Values[mi], real)
+			if !inner { // a leaf's inclusive value is its exclusive one
+				dst = append(dst, ',')
+				dst = append(dst, dst[at:len(dst)-1]...)
+				continue
+			}
 			dst = append(dst, ',')
 			dst = appendValue(dst, inc[mi], real)
 		}
@@ -261,14 +271,23 @@ func (c *cctCSV) NextLen() (int64, error) {
 			var buf [96]byte
 			l += len(c.appendLush(buf[:0], e, n))
 		}
-		inc := ea.inclusive(i, n.Values)
+		inner := ea.hasChildren(i)
+		var inc []uint64
+		if inner {
+			inc = ea.incOf(i)
+		}
 		for _, mi := range c.vals {
 			if mi < 0 {
 				l += 2
 				continue
 			}
 			real := ea.realMetric[mi]
-			l += 2 + valueLen(n.Values[mi], real) + valueLen(inc[mi], real)
+			exc := valueLen(n.Values[mi], real)
+			if !inner {
+				l += 2 + 2*exc
+				continue
+			}
+			l += 2 + exc + valueLen(inc[mi], real)
 		}
 		total += int64(l)
 		c.pos.node++

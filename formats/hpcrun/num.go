@@ -3,7 +3,6 @@ package hpcrun
 import (
 	"math"
 	"math/bits"
-	"strconv"
 
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -14,7 +13,7 @@ func appendValue(dst []byte, v uint64, real bool) []byte {
 	if real {
 		return render.AppendFloat(dst, math.Float64frombits(v))
 	}
-	return strconv.AppendUint(dst, v, 10)
+	return render.AppendUint(dst, v)
 }
 
 // valueLen is len(appendValue(nil, v, real)).
