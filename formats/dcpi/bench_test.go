@@ -88,3 +88,17 @@ func BenchmarkViews(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTopFirstStat is the first stat of top.csv on a fresh mount:
+// planning, sorting every band and measuring.
+func BenchmarkTopFirstStat(b *testing.B) {
+	p := benchProfile(b)
+	p.summary()
+	var size int64
+	for b.Loop() {
+		fresh := &profile{rel: p.rel, path: p.path, hdr: p.hdr, size: p.size, dir: p.dir, errs: p.errs, files: p.files}
+		fresh.summary()
+		size = renderAll(b, &topGen{p: fresh}, true)
+	}
+	b.SetBytes(size)
+}

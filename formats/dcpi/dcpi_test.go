@@ -215,13 +215,18 @@ func TestOptionalLinesInHeaderTxt(t *testing.T) {
 }
 
 // TestTopBands checks top.csv with tiny bands, so that planning recurses,
-// sorted bands are evicted and single values are streamed.
+// sorted bands are evicted and single values are streamed, with values
+// counted exactly and in histogram buckets.
 func TestTopBands(t *testing.T) {
-	old := bandRows
-	defer func() { bandRows = old }()
-	for _, rows := range []int64{1, 7, 100, 1000} {
+	oldRows, oldDense := bandRows, denseValues
+	defer func() { bandRows, denseValues = oldRows, oldDense }()
+	for i, rows := range []int64{1, 7, 100, 1000, 1, 7, 100, 1000} {
 		bandRows = rows
-		p := gen.Synthetic{Seed: uint64(rows), Addresses: 6000, MaxChunk: 50, Zeros: 0.2}.Model()
+		denseValues = oldDense
+		if i >= 4 {
+			denseValues = 40 // most values counted in buckets, not exactly
+		}
+		p := gen.Synthetic{Seed: uint64(i), Addresses: 6000, MaxChunk: 50, Zeros: 0.2}.Model()
 		_, fsys := mount(t, write(t, t.TempDir(), "p", p.Bytes()))
 		want := wantTop(p.Expected(), modelTotal(p))
 		if got := read(t, fsys, "p/top.csv"); got != want {

@@ -124,10 +124,11 @@ chunks, else the sum of the counts that could be read. Rows with a zero count
 are left out. A profile whose chunks break a rule shows the samples before the
 bad chunk.
 
-top.csv is sorted with bounded memory: count values are split into bands of
-at most 524288 addresses found by histogram passes over the body; each band is
-sorted in memory (8 MiB), and a single count value held by more addresses is
-streamed in address order. Each band costs one pass over the body.
+top.csv is sorted with bounded memory: one pass over the body counts the
+addresses of every count value, the values are split into bands of at most
+1048576 addresses, and each band is filled in sorted order by one more pass
+(8 MiB per band; 16 MiB for counts of 65536 and more). A single count value
+held by more addresses is streamed in address order.
 `)
 	return []byte(b.String())
 }

@@ -13,28 +13,40 @@ import (
 // top.csv holds the rows of samples.csv by count descending (ties by
 // address), with cum_pct accumulated in that order. Sorting uses bounded
 // memory: the count values are split into bands of consecutive values
-// holding at most bandRows addresses each, found by histogram passes over
-// the body. A band is sorted in memory (bandRows × 16 bytes = 8 MiB);
-// a single count value held by more than bandRows addresses is streamed
-// in address order without sorting. Each band costs one pass over the
-// body; there are at most about 2·addresses/bandRows bands, and the last
-// bandCache sorted bands are kept (16 MiB in all, shared by all profiles).
-// A band of at most 65536 consecutive values is sorted by counting (two
-// passes), a wider one by a stable sort on the count.
+// holding at most bandRows addresses each, and each band costs one pass
+// over the body when it is sorted.
+//
+// Planning is one pass that counts the addresses of every value below
+// denseValues exactly (a 512 KiB table) and those of higher values in
+// histogram buckets; a bucket of high values holding more than bandRows
+// addresses is split by another pass over its range (rare: it takes more
+// than bandRows addresses with counts ≥ 65536). A band of exactly counted
+// values is filled in sorted order in one pass (a counting sort: the
+// position of each value's rows is known), as 8-byte packed rows; a band
+// of high values is collected and stably sorted (16-byte rows). A single
+// value held by more than bandRows addresses is streamed in address order
+// without sorting. The last bandCache sorted bands are kept, shared by all
+// profiles: at most bandCache·bandRows·16 bytes (32 MiB), 16 MiB when the
+// bands hold counts below 65536, which is the common case.
 
 const (
 	histogram = 4096 // buckets per planning pass
 	bandCache = 2
 )
 
-// bandRows bounds the addresses of a sorted band (a variable for tests).
-var bandRows int64 = 1 << 19
+// bandRows bounds the addresses of a sorted band, and denseValues the
+// count values counted exactly (variables for tests).
+var (
+	bandRows    int64  = 1 << 20
+	denseValues uint32 = 1 << 16
+)
 
 // A band is the count values lo..hi (hi ≥ lo), rendered in that order
 // from hi down.
 type band struct {
 	lo, hi uint32
-	stream bool // one value held by more than bandRows addresses
+	stream bool    // one value held by more than bandRows addresses
+	exact  []int64 // addresses of each value lo..hi when counted exactly
 }
 
 type entry struct {
@@ -54,11 +66,71 @@ func (p *profile) plan() ([]band, error) {
 		if s.Addresses == 0 {
 			return
 		}
-		p.planErr = p.planRange(s.MinCount, s.MaxCount, &p.bands)
+		p.planErr = p.planAll(s.MinCount, s.MaxCount)
 	})
 	return p.bands, p.planErr
 }
 
+// planAll counts the values below denseValues exactly and the others in
+// buckets, in one pass.
+func (p *profile) planAll(lo, hi uint32) error {
+	dense := make([]int64, min(uint64(hi), uint64(denseValues)-1)+1)
+	highLo := max(lo, denseValues)
+	width := uint64(1)
+	var hist []int64
+	if hi >= denseValues {
+		width = (uint64(hi)-uint64(highLo))/histogram + 1
+		hist = make([]int64, (uint64(hi)-uint64(highLo))/width+1)
+	}
+	err := p.eachSample(func(s dcpi.Sample) {
+		if s.Count > hi || s.Count < lo {
+			return // the body changed since the summary; sorting will notice
+		}
+		if s.Count < denseValues {
+			dense[s.Count]++
+		} else {
+			hist[(uint64(s.Count)-uint64(highLo))/width]++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if hist != nil {
+		if err := p.bandsOf(hist, highLo, hi, width, &p.bands); err != nil {
+			return err
+		}
+	}
+	// the exactly counted values, from the highest down
+	var cur band
+	var rows int64
+	flush := func() {
+		if rows > 0 {
+			cur.exact = dense[cur.lo : cur.hi+1]
+			p.bands = append(p.bands, cur)
+		}
+		rows = 0
+	}
+	for v := len(dense) - 1; v >= int(lo) && v >= 1; v-- {
+		n := dense[v]
+		switch {
+		case n == 0:
+			continue
+		case n > bandRows:
+			flush()
+			p.bands = append(p.bands, band{lo: uint32(v), hi: uint32(v), stream: true})
+		case rows+n > bandRows || rows == 0:
+			flush()
+			cur, rows = band{lo: uint32(v), hi: uint32(v)}, n
+		default:
+			cur.lo, rows = uint32(v), rows+n
+		}
+	}
+	flush()
+	return nil
+}
+
+// planRange splits the values lo..hi (all ≥ denseValues) by a histogram
+// pass over them.
 func (p *profile) planRange(lo, hi uint32, out *[]band) error {
 	width := (uint64(hi)-uint64(lo))/histogram + 1
 	hist := make([]int64, (uint64(hi)-uint64(lo))/width+1)
@@ -70,6 +142,12 @@ func (p *profile) planRange(lo, hi uint32, out *[]band) error {
 	if err != nil {
 		return err
 	}
+	return p.bandsOf(hist, lo, hi, width, out)
+}
+
+// bandsOf turns a histogram of the values lo..hi in buckets of width
+// values into bands, splitting buckets that hold too many addresses.
+func (p *profile) bandsOf(hist []int64, lo, hi uint32, width uint64, out *[]band) error {
 	var cur band
 	var rows int64
 	flush := func() {
@@ -137,10 +215,11 @@ type bandKey struct {
 }
 
 type sortedBand struct {
-	key  bandKey
-	once sync.Once
-	rows []entry
-	err  error
+	key    bandKey
+	once   sync.Once
+	packed []uint64 // count<<48 | offset, for exactly counted bands
+	rows   []entry  // for other bands
+	err    error
 }
 
 // sortedBands keeps the last sorted bands of all profiles.
@@ -152,7 +231,7 @@ var sortedBands struct {
 // sorted returns band i of the profile sorted by count descending, then
 // offset. Concurrent readers of one band share its sorting; at most
 // bandCache bands stay cached (plus those that cursors still render).
-func (p *profile) sorted(i int, b band) ([]entry, error) {
+func (p *profile) sorted(i int, b band) (*sortedBand, error) {
 	c := &sortedBands
 	key := bandKey{p, i}
 	c.mu.Lock()
@@ -170,39 +249,46 @@ func (p *profile) sorted(i int, b band) ([]entry, error) {
 		c.bands = append(c.bands, sb)
 	}
 	c.mu.Unlock()
-	sb.once.Do(func() { sb.rows, sb.err = p.sortBand(b) })
-	return sb.rows, sb.err
+	sb.once.Do(func() { sb.err = p.sortBand(b, sb) })
+	return sb, sb.err
 }
 
-// countingRange is the widest band sorted by counting its values.
-const countingRange = 1 << 16
+// packedOffsets bounds the offsets of packed rows (count<<48 | offset).
+const packedOffsets = 1 << 48
 
-// sortBand collects the samples of band b and sorts them. The samples come
-// in offset order, so a stable counting sort by value suffices when the
-// band's range of values is narrow.
-func (p *profile) sortBand(b band) ([]entry, error) {
-	if width := uint64(b.hi) - uint64(b.lo) + 1; width <= countingRange {
-		hist := make([]int, width+1)
+// sortBand collects the samples of band b in sorted order. The samples
+// come in offset order, so a stable sort by value suffices; an exactly
+// counted band is placed by counting sort in the same pass.
+func (p *profile) sortBand(b band, sb *sortedBand) error {
+	if b.exact != nil && b.hi < 1<<16 {
+		next := make([]int64, len(b.exact)) // next row of each value, lo..hi
+		var n int64
+		for k := len(b.exact) - 1; k >= 0; k-- {
+			next[k] = n
+			n += b.exact[k]
+		}
+		rows := make([]uint64, n)
+		wide := false
 		err := p.eachSample(func(s dcpi.Sample) {
-			if s.Count >= b.lo && s.Count <= b.hi {
-				hist[b.hi-s.Count+1]++
+			if s.Count < b.lo || s.Count > b.hi {
+				return
 			}
+			k := s.Count - b.lo
+			if i := next[k]; i < n && s.Offset < packedOffsets {
+				rows[i] = uint64(s.Count)<<48 | s.Offset
+				next[k]++
+				return
+			}
+			wide = true
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for k := 1; k < len(hist); k++ {
-			hist[k] += hist[k-1]
+		if !wide {
+			sb.packed = rows
+			return nil
 		}
-		rows := make([]entry, hist[len(hist)-1])
-		err = p.eachSample(func(s dcpi.Sample) {
-			if s.Count >= b.lo && s.Count <= b.hi {
-				k := b.hi - s.Count
-				rows[hist[k]] = entry{s.Offset, s.Count}
-				hist[k]++
-			}
-		})
-		return rows, err
+		// an offset beyond 2^48 or a body that changed: sort generally
 	}
 	var rows []entry
 	err := p.eachSample(func(s dcpi.Sample) {
@@ -211,10 +297,11 @@ func (p *profile) sortBand(b band) ([]entry, error) {
 		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	slices.SortStableFunc(rows, func(a, b entry) int { return cmp.Compare(b.count, a.count) })
-	return rows, nil
+	sb.rows = rows
+	return nil
 }
 
 type topGen struct{ p *profile }
@@ -235,7 +322,7 @@ type topCursor struct {
 	pcts  [][]byte
 	st    topState
 
-	rows []entry            // the current sorted band
+	band *sortedBand        // the current sorted band
 	sr   *dcpi.SampleReader // the current streamed band
 }
 
@@ -265,7 +352,7 @@ func (g *topGen) Start(state any) (render.Cursor, error) {
 
 // load prepares the current band.
 func (c *topCursor) load() error {
-	c.rows, c.sr = nil, nil
+	c.band, c.sr = nil, nil
 	if c.st.band >= len(c.bands) {
 		return nil
 	}
@@ -277,8 +364,8 @@ func (c *topCursor) load() error {
 		c.sr = c.f.Samples(c.st.pos)
 		return nil
 	}
-	rows, err := c.p.sorted(c.st.band, b)
-	c.rows = rows
+	sb, err := c.p.sorted(c.st.band, b)
+	c.band = sb
 	return err
 }
 
@@ -304,8 +391,14 @@ func (c *topCursor) next() (entry, bool, error) {
 					return entry{s.Offset, s.Count}, true, nil
 				}
 			}
-		} else if c.st.row < len(c.rows) {
-			e := c.rows[c.st.row]
+		} else if c.band.packed != nil {
+			if c.st.row < len(c.band.packed) {
+				r := c.band.packed[c.st.row]
+				c.st.row++
+				return entry{r & (packedOffsets - 1), uint32(r >> 48)}, true, nil
+			}
+		} else if c.st.row < len(c.band.rows) {
+			e := c.band.rows[c.st.row]
 			c.st.row++
 			return e, true, nil
 		}
@@ -340,4 +433,29 @@ func (c *topCursor) Next(dst []byte) ([]byte, error) {
 		dst = appendCSVRow(dst, dcpi.Sample{Offset: e.off, Count: e.count}, tstart, e.count, c.st.cum, c.total, c.pcts)
 	}
 	return dst, nil
+}
+
+// NextLen measures the rows Next would render.
+func (c *topCursor) NextLen() (int64, error) {
+	if !c.st.started {
+		c.st.started = true
+		return int64(len(csvHeader)), nil
+	}
+	var n int64
+	tstart := c.f.Header.Tstart
+	for n < batch {
+		e, ok, err := c.next()
+		if err != nil {
+			return n, err
+		}
+		if !ok {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		c.st.cum += uint64(e.count)
+		n += csvRowLen(dcpi.Sample{Offset: e.off, Count: e.count}, tstart, c.st.cum, c.total, c.pcts)
+	}
+	return n, nil
 }
