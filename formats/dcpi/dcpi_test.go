@@ -116,6 +116,11 @@ func read(t testing.TB, fsys fs.FS, name string) string {
 	return string(b)
 }
 
+// raceScale divides the sizes of the larger test profiles under the race
+// detector, where every read through fstest's one-to-three-byte readers
+// costs about 50 times more; the cases stay the same.
+var raceScale = map[bool]int{false: 1, true: 6}[raceEnabled]
+
 func profiles() map[string]*gen.Profile {
 	one := gen.New("pdb-0.07", 0x120000000)
 	one.Chunks = []gen.Chunk{{Offset: 0x40, Counts: []uint32{3, 0, 12, 1}}}
@@ -128,9 +133,9 @@ func profiles() map[string]*gen.Profile {
 		"one":      one,
 		"empty":    empty,
 		"optional": optional,
-		"many":     gen.Synthetic{Seed: 7, Addresses: 30000, MaxChunk: 40, MaxGap: 20}.Model(),
-		"sparse":   gen.Synthetic{Seed: 8, Addresses: 5000, MaxChunk: 300, Zeros: 0.9, MaxGap: 5000}.Model(),
-		"dense":    gen.Synthetic{Seed: 9, Addresses: 40000, MaxChunk: 40000, Version: "pdb-0.06"}.Model(),
+		"many":     gen.Synthetic{Seed: 7, Addresses: 30000 / raceScale, MaxChunk: 40, MaxGap: 20}.Model(),
+		"sparse":   gen.Synthetic{Seed: 8, Addresses: 5000 / raceScale, MaxChunk: 300, Zeros: 0.9, MaxGap: 5000}.Model(),
+		"dense":    gen.Synthetic{Seed: 9, Addresses: 40000 / raceScale, MaxChunk: 40000 / raceScale, Version: "pdb-0.06"}.Model(),
 	}
 }
 
@@ -425,7 +430,7 @@ func TestDetect(t *testing.T) {
 }
 
 func TestMounted(t *testing.T) {
-	p := gen.Synthetic{Seed: 21, Addresses: 60000, MaxChunk: 100, Zeros: 0.3, MaxGap: 50}.Model()
+	p := gen.Synthetic{Seed: 21, Addresses: 60000 / raceScale, MaxChunk: 100, Zeros: 0.3, MaxGap: 50}.Model()
 	path := write(t, t.TempDir(), "prof", p.Bytes())
 	_, fsys := mount(t, path)
 	mnt := fsnodetest.Mount(t, fsys)
