@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	gen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
+	"github.com/hpcfs/hpcfs/testdata/lotest"
 )
 
 // dcpiTree writes a DCPI database-like tree: profiles of both versions in
@@ -102,4 +103,30 @@ func TestDcpiThroughCLIAndMount(t *testing.T) {
 	if images != fmt.Sprintf("profile,samples\n9805191724/synthetic,%d\n9805191724/libc,13\n9806010000/vmunix,\n", total) {
 		t.Fatalf("images.csv:\n%s", images)
 	}
+}
+
+// TestDcpiLibreOffice opens samples.csv, top.csv and images.csv of a small
+// mounted profile tree in LibreOffice and checks the spreadsheet holds the
+// same rows and values (addresses stay text, pct keeps its digits).
+func TestDcpiLibreOffice(t *testing.T) {
+	lotest.Require(t)
+	dir := t.TempDir()
+	a := gen.Synthetic{Seed: 11, Addresses: 3000, MaxChunk: 30, Zeros: 0.3, MaxGap: 8}.Model()
+	b := gen.New("pdb-0.06", 0x3ff80000000)
+	b.Chunks = []gen.Chunk{{Offset: 8, Counts: []uint32{4, 0, 9, 100000}}, {Offset: 64, Counts: []uint32{1}}}
+	for rel, p := range map[string]*gen.Profile{"9805191724/synthetic": a, "9805191724/libc": b} {
+		path := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, p.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mnt := mountCLI(t, dir)
+	files := []string{filepath.Join(mnt, "images.csv")}
+	for _, prof := range []string{"synthetic", "libc"} {
+		for _, view := range []string{"samples.csv", "top.csv"} {
+			files = append(files, filepath.Join(mnt, "9805191724", prof, view))
+		}
+	}
+	lotest.Check(t, files)
 }
