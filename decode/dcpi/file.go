@@ -157,6 +157,35 @@ func (sr *SampleReader) Next() (Sample, error) {
 	return s, nil
 }
 
+// NextRun returns the offset of the next count and the following counts
+// of its chunk that are at hand (4 bytes each, little-endian, zeros
+// included; at least one), and advances past them: the bulk form of Next,
+// with the same io.EOF and errors.
+func (sr *SampleReader) NextRun() (offset uint64, counts []byte, err error) {
+	if sr.err != nil {
+		return 0, nil, sr.err
+	}
+	p := &sr.pos
+	if p.Left == 0 {
+		if err := sr.chunk(); err != nil {
+			sr.err = err
+			return 0, nil, err
+		}
+	}
+	if _, err := sr.bytes(p.Off, 4); err != nil {
+		sr.err = err
+		return 0, nil, err
+	}
+	i := p.Off - sr.bufOff
+	k := min(int64(p.Left), (int64(len(sr.buf))-i)/4)
+	counts = sr.buf[i : i+4*k]
+	offset = p.Next
+	p.Off += 4 * k
+	p.Left -= uint32(k)
+	p.Next += InstructionSize * uint64(k)
+	return offset, counts, nil
+}
+
 func (sr *SampleReader) chunk() error {
 	p := &sr.pos
 	if p.Off == sr.end {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -181,7 +182,19 @@ func TestVersion1(t *testing.T) {
 	}
 }
 
+// readAll reads the samples with Next, and checks that NextRun reads the
+// same samples and ends with the same error.
 func readAll(t *testing.T, f *dcpi.File) ([]gen.Sample, error) {
+	t.Helper()
+	out, err := readNext(f)
+	runs, runErr := readRuns(f)
+	if !equalSamples(out, runs) || fmt.Sprint(err) != fmt.Sprint(runErr) {
+		t.Fatalf("NextRun read %d samples and %v, Next %d and %v", len(runs), runErr, len(out), err)
+	}
+	return out, err
+}
+
+func readNext(f *dcpi.File) ([]gen.Sample, error) {
 	var out []gen.Sample
 	sr := f.Samples(f.Start())
 	for {
@@ -194,6 +207,29 @@ func readAll(t *testing.T, f *dcpi.File) ([]gen.Sample, error) {
 		}
 		if s.Count != 0 {
 			out = append(out, gen.Sample{Address: s.Address(f.Header), Offset: s.Offset, Count: s.Count})
+		}
+	}
+}
+
+func readRuns(f *dcpi.File) ([]gen.Sample, error) {
+	var out []gen.Sample
+	sr := f.Samples(f.Start())
+	for {
+		off, counts, err := sr.NextRun()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(counts) == 0 || len(counts)%4 != 0 {
+			return out, fmt.Errorf("run of %d bytes", len(counts))
+		}
+		for i := 0; i < len(counts); i += 4 {
+			if c := binary.LittleEndian.Uint32(counts[i:]); c != 0 {
+				o := off + uint64(i)
+				out = append(out, gen.Sample{Address: f.Header.Tstart + o, Offset: o, Count: c})
+			}
 		}
 	}
 }
@@ -353,8 +389,13 @@ func TestTruncated(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if _, err := f.Scan(); err != nil {
+		s, err := f.Scan()
+		if err != nil {
 			t.Fatalf("cut %d: Scan I/O error %v", cut, err)
+		}
+		got, _ := readAll(t, f)
+		if int64(len(got)) != s.Addresses {
+			t.Fatalf("cut %d: Scan counted %d addresses, Next read %d", cut, s.Addresses, len(got))
 		}
 	}
 }

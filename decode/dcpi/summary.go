@@ -1,6 +1,7 @@
 package dcpi
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"strconv"
@@ -29,7 +30,7 @@ func (f *File) Scan() (Summary, error) {
 	var s Summary
 	sr := f.Samples(f.Start())
 	for {
-		smp, err := sr.Next()
+		_, counts, err := sr.NextRun()
 		if err == io.EOF {
 			break
 		}
@@ -40,16 +41,19 @@ func (f *File) Scan() (Summary, error) {
 			s.BodyErr = err
 			break
 		}
-		s.Counts++
-		if smp.Count == 0 {
-			continue
+		s.Counts += int64(len(counts) / 4)
+		for i := 0; i+4 <= len(counts); i += 4 {
+			c := binary.LittleEndian.Uint32(counts[i:])
+			if c == 0 {
+				continue
+			}
+			s.Addresses++
+			s.Samples += uint64(c)
+			if s.MinCount == 0 || c < s.MinCount {
+				s.MinCount = c
+			}
+			s.MaxCount = max(s.MaxCount, c)
 		}
-		s.Addresses++
-		s.Samples += uint64(smp.Count)
-		if s.MinCount == 0 || smp.Count < s.MinCount {
-			s.MinCount = smp.Count
-		}
-		s.MaxCount = max(s.MaxCount, smp.Count)
 	}
 	s.Chunks = sr.pos.Chunks
 	s.End = sr.pos.Off

@@ -2,6 +2,7 @@ package dcpi
 
 import (
 	"cmp"
+	"encoding/binary"
 	"io"
 	"slices"
 	"sync"
@@ -193,7 +194,7 @@ func (p *profile) eachSample(fn func(dcpi.Sample)) error {
 	}
 	sr := f.Samples(f.Start())
 	for {
-		s, err := sr.Next()
+		off, counts, err := sr.NextRun()
 		if err == io.EOF {
 			return nil
 		}
@@ -203,8 +204,10 @@ func (p *profile) eachSample(fn func(dcpi.Sample)) error {
 			}
 			return err
 		}
-		if s.Count != 0 {
-			fn(s)
+		for i := 0; i+4 <= len(counts); i += 4 {
+			if c := binary.LittleEndian.Uint32(counts[i:]); c != 0 {
+				fn(dcpi.Sample{Offset: off + uint64(i), Count: c})
+			}
 		}
 	}
 }
