@@ -1,6 +1,6 @@
 // Package hpcrun decodes HPCToolkit measurement files: hpcrun profiles
-// ("HPCRUN-profile____" 02.00 and 03.00) and their traces
-// ("HPCRUN-trace______" 01.00 and 01.01).
+// ("HPCRUN-profile____" 02.00, 03.00 and the sparse 04.00, see sparse.go)
+// and their traces ("HPCRUN-trace______" 01.00 and 01.01).
 //
 // Everything is big-endian. A profile is a header followed by epochs that
 // run to the end of the file; each epoch holds a metric table, a loadmap
@@ -183,6 +183,9 @@ type Epoch struct {
 	Complete    uint64 // nodes wholly inside the file (= NumNodes)
 	NodesOff    int64  // offset of the first node
 	NodeSize    int64
+	// Sparse marks the single pseudo-epoch of a 04.00 file: nodes carry a
+	// flags byte after the ip, no LUSH fields, and leaves are not negated.
+	Sparse bool
 }
 
 // LogicalUnwind reports whether nodes carry LUSH assoc and lip fields.
@@ -206,7 +209,7 @@ func (e *Epoch) LoadModule(id uint16) *LoadModule {
 
 // A File is an opened hpcrun profile.
 type File struct {
-	Version string // "02.00", "03.00"
+	Version string // "02.00", "03.00", "04.00"
 	Endian  byte
 	NV      []NVPair
 	Layout  Layout
@@ -215,6 +218,8 @@ type File struct {
 	// decoded to its last byte.
 	Err  error
 	Size int64
+	// Sparse is set for version 04.00 (one pseudo-epoch, see sparse.go).
+	Sparse *Sparse
 
 	r      io.ReaderAt
 	closer io.Closer
@@ -272,7 +277,7 @@ func Version(hdr []byte) (version string, supported bool, ok bool) {
 	}
 	version = string(hdr[18:23])
 	v, err := strconv.ParseFloat(version, 64)
-	return version, err == nil && v >= 2 && v < 4, true
+	return version, err == nil && v >= 2 && v < 5, true
 }
 
 // NewFile decodes the headers of the profile in r (size bytes). It fails
@@ -293,11 +298,10 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	}
 	f.Version, f.Endian = version, hdr[23]
 	if !supported {
-		msg := "version not supported (hpcfs reads 02.00 and 03.00)"
-		if version == "04.00" {
-			msg = "version 04.00 (sparse, HPCToolkit 2022.10+) is not supported; hpcfs reads 02.00 and 03.00"
-		}
-		return nil, errAt("header", 18, msg, version, decode.ErrUnsupportedVersion)
+		return nil, errAt("header", 18, "version not supported (hpcfs reads 02.00, 03.00 and 04.00)", version, decode.ErrUnsupportedVersion)
+	}
+	if version >= "04" {
+		return newSparseFile(f, r, size)
 	}
 	br := &blockReader{r: r, size: size}
 	c := newCursor(br, size, headerSize, "header")
@@ -490,6 +494,7 @@ type Node struct {
 	Assoc  uint32 // LUSH assoc-info (logical unwinding only)
 	LMID   uint16
 	IP     uint64
+	Flags  uint8     // 04.00 only: bit 0 = unwound
 	LIP    [2]uint64 // LUSH logical IP (logical unwinding only)
 	Values []uint64  // raw bits, one per metric: uint64 or float64 bits by ValFmt
 }
@@ -594,6 +599,10 @@ func (e *Epoch) decodeNode(b []byte, n *Node) {
 	n.LMID = be.Uint16(b[p:])
 	n.IP = be.Uint64(b[p+2:])
 	p += 10
+	if e.Sparse {
+		n.Flags = b[p]
+		p++
+	}
 	if e.LogicalUnwind() {
 		n.LIP[0] = be.Uint64(b[p:])
 		n.LIP[1] = be.Uint64(b[p+8:])

@@ -2,6 +2,7 @@ package hpcrun_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -205,11 +206,213 @@ func TestTruncatedKeepsCompleteEpochs(t *testing.T) {
 	}
 }
 
-func TestUnsupportedVersion(t *testing.T) {
+func sparseFile(t testing.TB) string {
 	dir := testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small")
-	_, err := hpcrun.Open(filepath.Join(dir, "testmeas-small-000000-000-11ac0300-5560-0.hpcrun"))
-	if !errors.Is(err, decode.ErrUnsupportedVersion) {
-		t.Fatalf("err = %v", err)
+	return filepath.Join(dir, "testmeas-small-000000-000-11ac0300-5560-0.hpcrun")
+}
+
+func TestUnsupportedVersion(t *testing.T) {
+	data, err := os.ReadFile(sparseFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data[18:], "05.00")
+	if _, err := hpcrun.NewFile(bytes.NewReader(data), int64(len(data))); !errors.Is(err, decode.ErrUnsupportedVersion) {
+		t.Fatalf("05.00: err = %v", err)
+	}
+}
+
+// sparseValues reads the sparse metric section of the 04.00 sample by the
+// byte offsets of research §2 (section at 6144, a 3-element id tuple),
+// independently of the decoder: node id -> metric 0 value.
+func sparseValues(t *testing.T, data []byte) map[uint32]float64 {
+	be := binary.BigEndian
+	off := 6144
+	if n := be.Uint16(data[off:]); n != 3 {
+		t.Fatalf("id tuple length %d", n)
+	}
+	off += 2 + 3*18
+	numVals, numNZ := int(be.Uint64(data[off:])), int(be.Uint32(data[off+8:]))
+	vals, index := off+12, off+12+10*numVals
+	out := map[uint32]float64{}
+	for i := 0; i < numNZ; i++ {
+		id := be.Uint32(data[index+12*i:])
+		start, end := int(be.Uint64(data[index+12*i+4:])), int(be.Uint64(data[index+12*i+16:]))
+		for v := start; v < end; v++ {
+			if mid := be.Uint16(data[vals+10*v+8:]); mid == 0 {
+				out[id] += math.Float64frombits(be.Uint64(data[vals+10*v:]))
+			}
+		}
+	}
+	if be.Uint32(data[index+12*numNZ:]) != 0x656E6421 {
+		t.Fatal("no end! entry")
+	}
+	return out
+}
+
+// TestSparseSample checks the 04.00 sample against SOURCES.md, research
+// §2 and facts that cross-check each other: the footer's sections, the
+// header nv-pairs against the file name, the NODE id against host-id,
+// values read by hand, and the trace's node ids and time range.
+func TestSparseSample(t *testing.T) {
+	path := sparseFile(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := hpcrun.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Version != "04.00" || f.Endian != 'b' || f.Err != nil || f.Sparse == nil || len(f.Epochs) != 1 {
+		t.Fatalf("file %+v", f)
+	}
+	s := f.Sparse
+	wantStarts := []int64{0, 1024, 3072, 4096, 5120, 6144} // SOURCES/research: sections at 0/1024/3072/4096/5120/6144, footer at 7168
+	for i, sec := range s.Sections {
+		if next := append(wantStarts[1:], 7168)[i]; sec.Start != wantStarts[i] || sec.End <= sec.Start || sec.End > next {
+			t.Errorf("section %s = %d-%d", sec.Name, sec.Start, sec.End)
+		}
+	}
+	if int64(len(data))-112 != 7168 || string(data[len(data)-8:]) != "HPCRUNsm" {
+		t.Fatal("footer")
+	}
+	// The file name is <program>-<rank>-<thread>-<host>-<pid>-<gen>.
+	for name, want := range map[string]string{"program-name": "testmeas-small", "mpi-rank": "0", "thread-id": "0", "host-id": "11ac0300", "process-id": "5560"} {
+		if got := f.Header(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	kinds := []string{"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"} // research §2
+	if len(s.Dictionary) != len(kinds) {
+		t.Fatalf("dictionary %+v", s.Dictionary)
+	}
+	for i, k := range s.Dictionary {
+		if int(k.Kind) != i || k.Name != kinds[i] {
+			t.Errorf("dictionary %d = %+v", i, k)
+		}
+	}
+	if len(s.IDTuple) != 3 || s.KindName(s.IDTuple[0].Kind) != "NODE" || fmt.Sprintf("%x", s.IDTuple[0].Physical) != f.Header("host-id") ||
+		s.KindName(s.IDTuple[2].Kind) != "THREAD" || s.IDTuple[2].Logical != 0 {
+		t.Errorf("id tuple %+v", s.IDTuple)
+	}
+	e := f.Epochs[0]
+	if len(e.Metrics) != 1 || e.Metrics[0].Name != "CPUTIME (sec)" || !e.Metrics[0].IsReal() || e.Metrics[0].Type != hpcrun.TypeRaw {
+		t.Fatalf("metrics %+v", e.Metrics) // SOURCES.md: CPUTIME (sec) real-valued
+	}
+	if len(e.LoadModules) != 17 || e.LoadModules[0].Name != f.Header("program-path") || e.Announced != 13 || e.Complete != 13 {
+		t.Fatalf("loadmap %d (%q), nodes %d/%d", len(e.LoadModules), e.LoadModules[0].Name, e.Complete, e.Announced)
+	}
+	for i, lm := range e.LoadModules {
+		if int(lm.ID) != i+1 || lm.Flags > 1 || lm.ID == 1 && lm.Flags != 1 { // 1 = LOADMAP_ENTRY_ANALYZE
+			t.Errorf("lm %+v", lm)
+		}
+	}
+	want := sparseValues(t, data)
+	if len(want) != int(s.NumNonZero) || s.NumNonZero != 5 || s.NumValues != 5 {
+		t.Fatalf("sparse counts %d %d, by hand %d", s.NumValues, s.NumNonZero, len(want))
+	}
+	ids := map[uint32]hpcrun.Node{}
+	parents := map[uint32]bool{}
+	nr := f.NodeReader(e, 0)
+	var n hpcrun.Node
+	for i := 0; ; i++ {
+		if err := nr.Next(&n); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		raw := data[3072+8+19*i:]
+		if n.ID != int32(binary.BigEndian.Uint32(raw)) || n.Parent != binary.BigEndian.Uint32(raw[4:]) || n.Flags != raw[18] || !n.Unwound() {
+			t.Fatalf("node %d = %+v, raw % x", i, n, raw[:19])
+		}
+		if got := hpcrun.Float(n.Values[0]); got != want[uint32(n.ID)] {
+			t.Errorf("node %d value %v, by hand %v", n.ID, got, want[uint32(n.ID)])
+		}
+		if n.Parent != 0 && ids[n.Parent].ID == 0 {
+			t.Errorf("node %d: parent %d not before it", n.ID, n.Parent)
+		}
+		if n.LMID == 0 && i == 0 && hpcrun.PlaceholderName(n.IP) != "^Primary" {
+			t.Errorf("root placeholder %q", hpcrun.PlaceholderName(n.IP))
+		}
+		ids[uint32(n.ID)] = n
+		parents[n.Parent] = true
+	}
+	for id := range want {
+		if _, ok := ids[id]; !ok || parents[id] {
+			t.Errorf("value on node %d that is missing or not a leaf", id)
+		}
+	}
+	tr, err := hpcrun.OpenTrace(filepath.Join(filepath.Dir(path), "testmeas-small-000000-000-11ac0300-5560-0.hpctrace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	samples := make([]hpcrun.Sample, tr.NumRecords)
+	if k, err := tr.ReadSamples(samples, 0); err != nil || k != 13 {
+		t.Fatal(k, err)
+	}
+	for _, x := range samples {
+		if _, ok := ids[x.NodeID]; !ok || parents[x.NodeID] {
+			t.Errorf("trace sample on node %d: not a CCT leaf", x.NodeID)
+		}
+	}
+	if fmt.Sprint(samples[0].Time) != f.Header("trace-min-time") || fmt.Sprint(samples[12].Time) != f.Header("trace-max-time") {
+		t.Errorf("trace times %d..%d, header %s..%s", samples[0].Time, samples[12].Time, f.Header("trace-min-time"), f.Header("trace-max-time"))
+	}
+}
+
+// TestSparseBadInput cuts and corrupts the 04.00 sample: no panic, and
+// the problems are errors.
+func TestSparseBadInput(t *testing.T) {
+	data, err := os.ReadFile(sparseFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(data); n += 7 {
+		if _, err := hpcrun.NewFile(bytes.NewReader(data[:n]), int64(n)); !errors.Is(err, decode.ErrTruncated) {
+			t.Fatalf("cut at %d: err = %v", n, err)
+		}
+	}
+	corrupt := func(off int, b ...byte) *hpcrun.File {
+		d := bytes.Clone(data)
+		copy(d[off:], b)
+		f, err := hpcrun.NewFile(bytes.NewReader(d), int64(len(d)))
+		if err != nil {
+			return nil
+		}
+		readAll(f)
+		return f
+	}
+	// num_vals (at 6200) far past the section: values unreadable, nodes listed.
+	f := corrupt(6200, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	if f == nil || f.Err == nil || f.Epochs[0].Complete != 13 {
+		t.Fatalf("num_vals: %+v", f)
+	}
+	if _, err := f.NodeReader(f.Epochs[0], 0).NextRaw(); err == nil {
+		t.Fatal("nodes read with a bad sparse section")
+	}
+	// num_nz_cct_nodes = 0xffffffff.
+	if f := corrupt(6208, 0xff, 0xff, 0xff, 0xff); f == nil || f.Err == nil {
+		t.Fatalf("num_nz: %+v", f)
+	}
+	// CCT count larger than its section.
+	if f := corrupt(3072, 0, 0, 0, 0, 0, 0, 1, 0); f == nil || f.Err == nil || f.Epochs[0].Complete != 13 {
+		t.Fatalf("cct count: %+v", f)
+	}
+	// Sections out of order in the footer.
+	if f := corrupt(len(data)-112+16, 0xff); f != nil {
+		t.Fatal("bad footer accepted")
+	}
+	// A metric id past the table is ignored; a bad "end!" fails the values.
+	if f := corrupt(6212+8, 0, 9); f == nil || f.Err != nil {
+		t.Fatalf("metric id: %+v", f)
+	}
+	for off := 6144; off < 6334; off++ {
+		for _, b := range []byte{0, 0xff, 0x80} {
+			corrupt(off, b)
+		}
 	}
 }
 
@@ -267,6 +470,9 @@ func FuzzNewFile(f *testing.F) {
 		f.Add(write(f, gen.Random(gen.Options{Seed: 1, Layout: layout, Epochs: 2, Nodes: 6, Metrics: 2, LoadMods: 2, Lush: layout == hpcrun.LayoutB})))
 	}
 	if data, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "hpcrun-02.00-testvdso", "testvdso-000000-000-007f0101-19750-0.hpcrun")); err == nil {
+		f.Add(data)
+	}
+	if data, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "hpcrun-04.00-small", "testmeas-small-000000-000-11ac0300-5560-0.hpcrun")); err == nil {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
