@@ -277,6 +277,9 @@ func (ea *epochAnalysis) inclusive(i uint64, stored []uint64) []uint64 {
 
 // valuesOffset is where the metric values start in a node.
 func valuesOffset(e *hpcrun.Epoch) int {
+	if e.Sparse {
+		return 4 + 4 + 2 + 8 + 1
+	}
 	if e.LogicalUnwind() {
 		return 4 + 4 + 4 + 2 + 8 + 16
 	}

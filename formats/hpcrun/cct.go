@@ -189,22 +189,20 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		dst = render.AppendUint(dst, uint64(n.Parent))
 		dst = append(dst, ',')
 		dst = render.AppendUint(dst, uint64(ea.depth.get(i)))
-		if n.IsLeaf() {
+		inner := ea.hasChildren(i)
+		if n.IsLeaf() || e.Sparse && !inner {
 			dst = append(dst, ",1,"...)
 		} else {
 			dst = append(dst, ",0,"...)
 		}
 		dst = render.AppendUint(dst, uint64(n.LMID))
 		dst = append(dst, ',')
-		if int(n.LMID) < len(lmFields) {
-			dst = append(dst, lmFields[n.LMID]...)
-		}
+		dst = appendLMField(dst, e, lmFields, n)
 		dst = append(dst, ',')
 		dst = render.AppendHexPadded(dst, n.IP, 0)
 		if c.cols.lush {
 			dst = c.appendLush(dst, e, n)
 		}
-		inner := ea.hasChildren(i)
 		var inc []uint64
 		if inner {
 			inc = ea.incOf(i)
@@ -230,6 +228,18 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		c.pos.node++
 	}
 	return dst, nil
+}
+
+// appendLMField appends the load_module column: the load module's name,
+// or for lm_id 0 of a 04.00 file the placeholder name stored in the ip.
+func appendLMField(dst []byte, e *hpcrun.Epoch, lmFields [][]byte, n *hpcrun.Node) []byte {
+	if e.Sparse && n.LMID == 0 {
+		return render.AppendCSVField(dst, hpcrun.PlaceholderName(n.IP))
+	}
+	if int(n.LMID) < len(lmFields) {
+		return append(dst, lmFields[n.LMID]...)
+	}
+	return dst
 }
 
 func (c *cctCSV) appendLush(dst []byte, e *hpcrun.Epoch, n *hpcrun.Node) []byte {
@@ -264,8 +274,11 @@ func (c *cctCSV) NextLen() (int64, error) {
 		n := &c.n
 		l := epochLen + 1 + render.DecimalLen(uint64(n.AbsID())) + 1 + render.DecimalLen(uint64(n.Parent)) + 1 + render.DecimalLen(uint64(ea.depth.get(i))) + 3 +
 			render.DecimalLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
-		if int(n.LMID) < len(lmFields) {
+		if int(n.LMID) < len(lmFields) && !(e.Sparse && n.LMID == 0) {
 			l += len(lmFields[n.LMID])
+		} else {
+			var buf [32]byte
+			l += len(appendLMField(buf[:0], e, lmFields, n))
 		}
 		if c.cols.lush {
 			var buf [96]byte
@@ -395,6 +408,8 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 // appendLocation writes load_module+0xip with the load module's file name.
 func appendLocation(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64) []byte {
 	switch lm := e.LoadModule(lmID); {
+	case lmID == 0 && e.Sparse:
+		return append(dst, hpcrun.PlaceholderName(ip)...)
 	case lmID == 0:
 		dst = append(dst, "<root>"...)
 	case lm == nil:

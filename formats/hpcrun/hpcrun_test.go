@@ -84,7 +84,7 @@ func firstDiff(got, want []byte) string {
 func TestCorpusTables(t *testing.T) {
 	fsys := open(t, sampleDir(t)).FS()
 	profiles := readCSV(t, read(t, fsys, "profiles.csv"))
-	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "7f0101", "02.00", "B", "1", "1", "11", "42"}
+	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "7f0101", "02.00b", "B", "1", "1", "11", "42"}
 	if len(profiles) != 2 || strings.Join(profiles[1], ",") != strings.Join(want, ",") {
 		t.Fatalf("profiles.csv = %q", profiles)
 	}
@@ -230,7 +230,7 @@ func TestGeneratedViews(t *testing.T) {
 				t.Fatalf("metrics.csv %q", metrics)
 			}
 			prof := readCSV(t, read(t, fsys, "profiles.csv"))
-			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,7f0101,02.00,"+layout.String()+",2,4,6,3000" {
+			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,7f0101,02.00b,"+layout.String()+",2,4,6,3000" {
 				t.Fatalf("profiles.csv %q", prof)
 			}
 			tr := readCSV(t, read(t, fsys, name+"/trace.csv"))
@@ -295,17 +295,63 @@ func TestTruncatedProfile(t *testing.T) {
 	}
 }
 
-func TestUnsupportedVersionReported(t *testing.T) {
+// TestSparseTree mounts the 04.00 sample (research §2, SOURCES.md): the
+// same views except hpcproftt.txt, counts from the file, inclusive sums
+// recomputed, leaves from the parent ids, placeholders named.
+func TestSparseTree(t *testing.T) {
 	dir := testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small")
 	src := open(t, dir)
 	fsys := src.FS()
+	const p = "testmeas-small-000000-000-11ac0300-5560-0/"
 	prof := readCSV(t, read(t, fsys, "profiles.csv"))
-	if prof[1][7] != "04.00" || prof[1][8] != "unsupported" {
-		t.Fatalf("profiles.csv %q", prof)
+	if got := strings.Join(prof[1], ","); got != "testmeas-small-000000-000-11ac0300-5560-0,testmeas-small-000000-000-11ac0300-5560-0.hpcrun,testmeas-small,0,0,5560,11ac0300,04.00b,C,1,1,17,13" {
+		t.Fatalf("profiles.csv row %s", got)
 	}
-	errs := strings.Join(src.Errors.Lines(), "\n")
-	if !strings.Contains(errs, "version 04.00 (sparse, HPCToolkit 2022.10+) is not supported") {
-		t.Fatalf("_errors.txt %q", errs)
+	if _, err := fs.Stat(fsys, p+"hpcproftt.txt"); err == nil {
+		t.Fatal("hpcproftt.txt for a 04.00 profile")
+	}
+	cct := readCSV(t, read(t, fsys, p+"cct.csv"))
+	if len(cct) != 14 || strings.Join(cct[0], ",") != "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,cputime_sec_exc,cputime_sec_inc" {
+		t.Fatalf("cct.csv header %q, %d rows", cct[0], len(cct))
+	}
+	checkInclusive(t, cct, 1)
+	parents := map[string]bool{}
+	var sum float64
+	for _, r := range cct[1:] {
+		parents[r[2]] = true
+		v, _ := strconv.ParseFloat(r[8], 64)
+		sum += v
+	}
+	for _, r := range cct[1:] {
+		if leaf := r[4] == "1"; leaf == parents[r[1]] {
+			t.Errorf("node %s: is_leaf %s", r[1], r[4])
+		}
+	}
+	root := cct[1]
+	if root[1] != "12" || root[2] != "0" || root[6] != "^Primary" || root[7] != "0x5e5072696d617279" {
+		t.Errorf("root row %q", root)
+	}
+	if inc, _ := strconv.ParseFloat(root[9], 64); math.Abs(inc-sum) > 1e-12 || math.Abs(sum-1.210259) > 1e-9 {
+		t.Errorf("root inclusive %v, sum of the 5 stored values %v", inc, sum)
+	}
+	hdr := string(read(t, fsys, p+"header.txt"))
+	for _, want := range []string{"version: 04.00\n", "id_tuple: NODE(1): 296485632 0, CORE(3): 0 0, THREAD(3): 0 0\n", "section sparse metrics: 6144-6334\n", "num_nonzero_values: 5\n"} {
+		if !strings.Contains(hdr, want) {
+			t.Errorf("header.txt lacks %q:\n%s", want, hdr)
+		}
+	}
+	txt := string(read(t, fsys, p+"cct.txt"))
+	if !strings.Contains(txt, "\n100.00% 1.210259 0 ^Primary\n  100.00% 1.210259 0 | Main  \n") {
+		t.Errorf("cct.txt:\n%s", txt)
+	}
+	if !strings.Contains(string(read(t, fsys, "README.txt")), "Version 04.00") {
+		t.Error("README.txt says nothing of 04.00")
+	}
+	if errs := src.Errors.Lines(); len(errs) != 0 {
+		t.Errorf("_errors.txt %q", errs)
+	}
+	if err := fstest.TestFS(fsys, p+"cct.csv", p+"cct.txt", p+"header.txt", p+"trace.csv"); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 func (m *mount) readme() ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("hpcfs mount of " + m.src.Path + "\n\n")
-	b.WriteString("Format: HPCToolkit hpcrun measurement profiles (HPCRUN-profile____ 02.00, layouts A/B/C, and 03.00),\n")
+	b.WriteString("Format: HPCToolkit hpcrun measurement profiles (HPCRUN-profile____ 02.00, layouts A/B/C, 03.00 and 04.00),\n")
 	b.WriteString(itoa(len(m.profiles)) + " profile(s). Big-endian binary decoded on demand; raw/ holds the original files.\n\n")
 	b.WriteString(`Tree
   README.txt       this file
@@ -20,7 +20,8 @@ func (m *mount) readme() ([]byte, error) {
   raw/             the original files, byte for byte
   profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,process_id,
                    host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes
-                   (metrics and load modules of the last epoch; cct nodes over all epochs)
+                   (metrics and load modules of the last epoch; cct nodes over all epochs; version as the
+                   header writes it, with its endian letter, e.g. 02.00b, so that spreadsheets keep it text)
   <profile>/       one per .hpcrun file, named after the file without .hpcrun
     hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
                    frequency/multiplexed/period-mean/num-samples line)
@@ -42,6 +43,14 @@ Conventions
   load_module in cct.txt and trace.txt is the file name of the load module; 0 is the synthetic root.
   Trace times are in the file's unit: microseconds for 02.00 profiles, nanoseconds for 03.00 and later.
   Layouts: A (2010, bit-field flags), B (2010-2017.06), C (2017.10+, with aux fields); all say "02.00".
+
+Version 04.00 (sparse, HPCToolkit 2022.10+)
+  Lacks: epochs (shown as one epoch 0, without flags, granularity or nv-pairs), LUSH fields, the leaf
+  sign (is_leaf is 1 for nodes without children), values stored per node, and hpcproftt.txt (no
+  --dump text of the 02.00 kind to match). Metric values absent from the sparse section are 0.
+  Adds: header.txt lists the sections, the id tuple (kind(interpretation): physical logical) and the
+  id-tuple dictionary; lm_id 0 nodes are placeholders whose 8-character name is stored in the ip
+  (load_module in cct.csv, the location in cct.txt and trace.txt).
 `)
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {
@@ -110,6 +119,9 @@ func (p *profile) headerTxt() ([]byte, error) {
 	for _, nv := range f.NV {
 		b = kv(b, nv.Name, nv.Value)
 	}
+	if f.Sparse != nil {
+		return sparseHeader(b, f), f.Err
+	}
 	for _, e := range f.Epochs {
 		pre := "epoch " + itoa(e.Index) + " "
 		b = append(b, '\n')
@@ -168,4 +180,32 @@ func (p *profile) loadmapCSV() ([]byte, error) {
 		}
 	}
 	return b, f.Err
+}
+
+// sparseHeader ends header.txt for a 04.00 file: its sections, id tuple
+// and dictionary instead of epoch headers (04.00 has none).
+func sparseHeader(b []byte, f *hpcrun.File) []byte {
+	s, e := f.Sparse, f.Epochs[0]
+	b = append(b, '\n')
+	for _, sec := range s.Sections {
+		b = kv(b, "section "+sec.Name, strconv.FormatInt(sec.Start, 10)+"-"+strconv.FormatInt(sec.End, 10))
+	}
+	b = append(b, '\n')
+	var tuple []string
+	for _, el := range s.IDTuple {
+		tuple = append(tuple, s.KindName(el.Kind)+"("+itoa(int(el.Interp))+"): "+
+			strconv.FormatUint(el.Physical, 10)+" "+strconv.FormatUint(el.Logical, 10))
+	}
+	b = kv(b, "id_tuple", strings.Join(tuple, ", "))
+	var dict []string
+	for _, d := range s.Dictionary {
+		dict = append(dict, itoa(int(d.Kind))+"="+d.Name)
+	}
+	b = kv(b, "id_tuple_dictionary", strings.Join(dict, " "))
+	b = kv(b, "num_metrics", itoa(len(e.Metrics)))
+	b = kv(b, "num_load_modules", itoa(len(e.LoadModules)))
+	b = kv(b, "num_cct_nodes", strconv.FormatUint(e.Announced, 10))
+	b = kv(b, "num_nonzero_values", strconv.FormatUint(s.NumValues, 10))
+	b = kv(b, "num_nonzero_cct_nodes", strconv.FormatUint(uint64(s.NumNonZero), 10))
+	return b
 }

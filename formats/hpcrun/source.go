@@ -28,7 +28,7 @@ import (
 // Format registers hpcrun profiles and measurement directories.
 var Format = vfs.Format{
 	Name:     "hpcrun",
-	Supports: "hpcrun profiles 02.00 (layouts A/B/C) and 03.00, *.hpcrun or measurement directories, with *.hpctrace",
+	Supports: "hpcrun profiles 02.00 (layouts A/B/C), 03.00 and 04.00 (sparse), *.hpcrun or measurement directories, with *.hpctrace",
 	Detect:   Detect,
 	Open:     Open,
 }
@@ -133,9 +133,9 @@ func Open(path string) (*vfs.Source, error) {
 	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
 
 	m := &mount{profiles: make([]*profile, len(files))}
-	version := "02.00/03.00"
-	if !fi.IsDir() {
-		version, _ = sniff(path)
+	version := ""
+	if len(idx) > 0 { // the first profile's, as Detect reports
+		version, _ = sniff(filepath.Join(dir, files[idx[0]]))
 	}
 	m.src = vfs.NewSource("hpcrun", version, path)
 	for k, i := range idx {
@@ -243,7 +243,7 @@ func (p *profile) summary() summary {
 		v, _ := sniff(p.path)
 		return summary{version: v, layout: "unsupported"}
 	}
-	s := summary{layout: f.Layout.String(), epochs: len(f.Epochs), nodes: f.NumNodes(), version: f.Version,
+	s := summary{layout: f.Layout.String(), epochs: len(f.Epochs), nodes: f.NumNodes(), version: f.Version + string(f.Endian),
 		program: f.Header("program-name"), rank: f.Header("mpi-rank"), thread: f.Header("thread-id"),
 		pid: f.Header("process-id"), host: f.Header("host-id")}
 	if n := len(f.Epochs); n > 0 {
@@ -258,7 +258,9 @@ func (p *profile) entries() []vfs.Entry {
 	var out []vfs.Entry
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
 	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
-	add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), indexKey("hpcproftt.txt", p.path), rep("hpcproftt.txt")))
+	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
+		add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), indexKey("hpcproftt.txt", p.path), rep("hpcproftt.txt")))
+	}
 	add("header.txt", render.Bytes(p.headerTxt, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
