@@ -84,7 +84,7 @@ func firstDiff(got, want []byte) string {
 func TestCorpusTables(t *testing.T) {
 	fsys := open(t, sampleDir(t)).FS()
 	profiles := readCSV(t, read(t, fsys, "profiles.csv"))
-	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "7f0101", "02.00b", "B", "1", "1", "11", "42"}
+	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "0x7f0101", "02.00b", "B", "1", "1", "11", "42"}
 	if len(profiles) != 2 || strings.Join(profiles[1], ",") != strings.Join(want, ",") {
 		t.Fatalf("profiles.csv = %q", profiles)
 	}
@@ -230,7 +230,7 @@ func TestGeneratedViews(t *testing.T) {
 				t.Fatalf("metrics.csv %q", metrics)
 			}
 			prof := readCSV(t, read(t, fsys, "profiles.csv"))
-			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,7f0101,02.00b,"+layout.String()+",2,4,6,3000" {
+			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,0x7f0101,02.00b,"+layout.String()+",2,4,6,3000" {
 				t.Fatalf("profiles.csv %q", prof)
 			}
 			tr := readCSV(t, read(t, fsys, name+"/trace.csv"))

@@ -245,12 +245,21 @@ func (p *profile) summary() summary {
 	}
 	s := summary{layout: f.Layout.String(), epochs: len(f.Epochs), nodes: f.NumNodes(), version: f.Version + string(f.Endian),
 		program: f.Header("program-name"), rank: f.Header("mpi-rank"), thread: f.Header("thread-id"),
-		pid: f.Header("process-id"), host: f.Header("host-id")}
+		pid: f.Header("process-id"), host: hexID(f.Header("host-id"))}
 	if n := len(f.Epochs); n > 0 {
 		last := f.Epochs[n-1]
 		s.metrics, s.lms = len(last.Metrics), len(last.LoadModules)
 	}
 	return s
+}
+
+// hexID writes a hex identifier as 0x hex, so that spreadsheets keep it
+// as text ("12e45678" would otherwise become a number).
+func hexID(s string) string {
+	if s == "" || strings.HasPrefix(s, "0x") {
+		return s
+	}
+	return "0x" + s
 }
 
 // entries lists the profile's views; the directory calls it once.
