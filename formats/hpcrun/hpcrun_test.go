@@ -304,7 +304,7 @@ func TestSparseTree(t *testing.T) {
 	fsys := src.FS()
 	const p = "testmeas-small-000000-000-11ac0300-5560-0/"
 	prof := readCSV(t, read(t, fsys, "profiles.csv"))
-	if got := strings.Join(prof[1], ","); got != "testmeas-small-000000-000-11ac0300-5560-0,testmeas-small-000000-000-11ac0300-5560-0.hpcrun,testmeas-small,0,0,5560,11ac0300,04.00b,C,1,1,17,13" {
+	if got := strings.Join(prof[1], ","); got != "testmeas-small-000000-000-11ac0300-5560-0,testmeas-small-000000-000-11ac0300-5560-0.hpcrun,testmeas-small,0,0,5560,0x11ac0300,04.00b,C,1,1,17,13" {
 		t.Fatalf("profiles.csv row %s", got)
 	}
 	if _, err := fs.Stat(fsys, p+"hpcproftt.txt"); err == nil {
