@@ -281,3 +281,21 @@ func AppendCSVRow(dst []byte, fields ...string) []byte {
 	}
 	return append(dst, '\n')
 }
+
+// AppendC appends v as C's printf with verb 'g', 'f' or 'e' and the
+// default precision 6 does, for text that must match C tools' output
+// byte for byte (nan, -nan, inf and -inf included).
+func AppendC(dst []byte, v float64, verb byte) []byte {
+	switch {
+	case math.IsNaN(v):
+		if math.Signbit(v) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	case math.IsInf(v, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(v, -1):
+		return append(dst, "-inf"...)
+	}
+	return strconv.AppendFloat(dst, v, verb, 6, 64)
+}

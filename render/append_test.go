@@ -111,3 +111,19 @@ func TestShortDecimalEdges(t *testing.T) {
 		check(float64(rng.Int63n(1e9)) + float64(rng.Intn(1e6))/1e6)
 	}
 }
+
+func TestAppendC(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		verb byte
+		want string
+	}{
+		{1.5, 'g', "1.5"}, {1e6, 'g', "1e+06"}, {123456789, 'g', "1.23457e+08"}, {0.0001, 'g', "0.0001"},
+		{1e-5, 'g', "1e-05"}, {2.5, 'f', "2.500000"}, {math.NaN(), 'g', "nan"}, {math.Copysign(math.NaN(), -1), 'g', "-nan"},
+		{math.Inf(1), 'f', "inf"}, {math.Inf(-1), 'g', "-inf"}, {0, 'g', "0"},
+	} {
+		if got := string(AppendC(nil, tc.v, tc.verb)); got != tc.want {
+			t.Errorf("AppendC(%v, %c) = %q, C prints %q", tc.v, tc.verb, got, tc.want)
+		}
+	}
+}

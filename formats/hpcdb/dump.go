@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // The dump/*.txt views reproduce hpcproftt's text rendering of the binary
@@ -100,7 +101,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 			vals, err := readProfileValues(p, valPos+uint64(from)*10, uint64(count))
 			for _, v := range vals {
 				dst = append(dst, "    (value: "...)
-				dst = appendG(dst, v.Value)
+				dst = render.AppendC(dst, v.Value, 'g')
 				dst = append(dst, ", metric id: "...)
 				dst = strconv.AppendInt(dst, int64(v.Metric), 10)
 				dst = append(dst, ")\n"...)
@@ -254,7 +255,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 			dst = append(dst, "\n  [metrics:\n  (NOTES: printed in file order, help checking if the file is correct)\n"...)
 			for _, v := range vals {
 				dst = append(dst, "    (value: "...)
-				dst = appendG(dst, v.Value)
+				dst = render.AppendC(dst, v.Value, 'g')
 				dst = append(dst, ", profile idx: "...)
 				dst = appendI32(dst, v.Prof)
 				dst = append(dst, ")\n"...)

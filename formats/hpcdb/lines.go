@@ -2,7 +2,6 @@ package hpcdb
 
 import (
 	"io"
-	"math"
 	"strconv"
 	"sync"
 
@@ -71,22 +70,6 @@ func (c *partCursor) Next(dst []byte) ([]byte, error) {
 	}
 	c.pos.rec += count
 	return dst, nil
-}
-
-// appendG appends v as C's printf("%g") does.
-func appendG(dst []byte, v float64) []byte {
-	switch {
-	case math.IsNaN(v):
-		if math.Signbit(v) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	case math.IsInf(v, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(v, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, v, 'g', 6, 64)
 }
 
 // appendI64 appends v as C's %ld of an unsigned value.

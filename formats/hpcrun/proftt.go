@@ -151,7 +151,7 @@ func appendEpochHeader(dst []byte, e *hpcrun.Epoch) []byte {
 			dst = append(dst, ") (multiplexed: "...)
 			dst = strconv.AppendInt(dst, int64(m.IsMultiplexed), 10)
 			dst = append(dst, ") (period-mean: "...)
-			dst = appendCFloat(dst, m.PeriodMean, 'f')
+			dst = render.AppendC(dst, m.PeriodMean, 'f')
 			dst = append(dst, ") (num-samples: "...)
 			// %d of a 64-bit argument prints its low 32 bits as an int.
 			dst = strconv.AppendInt(dst, int64(int32(uint32(m.NumSamples))), 10)
@@ -202,7 +202,7 @@ func appendProfttNode(dst []byte, e *hpcrun.Epoch, n *hpcrun.Node) []byte {
 	for i, v := range n.Values {
 		dst = append(dst, ' ')
 		if e.Metrics[i].ValFmt == hpcrun.FmtReal {
-			dst = appendCFloat(dst, math.Float64frombits(v), 'g')
+			dst = render.AppendC(dst, math.Float64frombits(v), 'g')
 		} else {
 			dst = strconv.AppendUint(dst, v, 10)
 		}
@@ -226,20 +226,4 @@ func appendLIP(dst []byte, lip [2]uint64) []byte {
 	dst = strconv.AppendUint(dst, lip[0], 16)
 	dst = append(dst, " 0x"...)
 	return strconv.AppendUint(dst, lip[1], 16)
-}
-
-// appendCFloat writes v as C's printf %g (precision 6) or %f does.
-func appendCFloat(dst []byte, v float64, verb byte) []byte {
-	switch {
-	case math.IsNaN(v):
-		if math.Signbit(v) {
-			return append(dst, "-nan"...)
-		}
-		return append(dst, "nan"...)
-	case math.IsInf(v, 1):
-		return append(dst, "inf"...)
-	case math.IsInf(v, -1):
-		return append(dst, "-inf"...)
-	}
-	return strconv.AppendFloat(dst, v, verb, 6, 64)
 }
