@@ -19,8 +19,8 @@ func (m *mount) readme() ([]byte, error) {
   _errors.txt      decode problems found so far (empty when none)
   raw/             the original files, byte for byte
   profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,process_id,
-                   host_id (0x hex),version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes
-                   (metrics and load modules of the last epoch; cct nodes over all epochs; version as the
+                   host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes
+                   (host_id as 0x hex; metrics and load modules of the last epoch; cct nodes over all epochs; version as the
                    header writes it, with its endian letter, e.g. 02.00b, so that spreadsheets keep it text)
   <profile>/       one per .hpcrun file, named after the file without .hpcrun
     hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
@@ -86,7 +86,7 @@ func (m *mount) profilesCSV() ([]byte, error) {
 	}
 	close(next)
 	wg.Wait()
-	b := []byte("profile,file,program_name,mpi_rank,thread_id,process_id,host_id (0x hex),version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
+	b := []byte("profile,file,program_name,mpi_rank,thread_id,process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
 	for i, s := range rows {
 		p := m.profiles[i]
 		b = render.AppendCSVRow(b, p.name, p.file, s.program, s.rank, s.thread, s.pid, s.host, s.version, s.layout,

@@ -1,0 +1,133 @@
+package formats
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+	dcpigen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
+	wggen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+)
+
+// csvHeaders are the header rows the issues name exactly, by the path of
+// the view (with * for data-made names); a header ending in "," continues
+// with data-made columns.
+var csvHeaders = map[string]string{
+	// ovni
+	"streams.csv":                       "loom,pid,tid,app_id,rank,nranks,path,num_events,first_clock,last_clock",
+	"cpus.csv":                          "loom,index,phyid",
+	"loom.*/proc.*/thread.*/events.csv": "clock,mcv,model,category,value,jumbo,payload_size,payload_hex",
+	// HPCToolkit database
+	"metrics.csv":        "metric_id,table,name,column,description,scope,statistic,partner,show,show_percent,format,formula,units",
+	"profiles.csv@hpcdb": "profile_idx,name,",
+	"cct.csv":            "ctx_id,parent_id,depth,kind,name,module,file,line,address,",
+	"procedures.csv":     "procedure,module,file,line,",
+	"contexts/*.csv":     "profile_idx,name,",
+	"profiles/*.csv":     "ctx_id,kind,name,",
+	"traces/*.csv":       "time_ns,t_ns,ctx_id,procedure,depth,path",
+	// hpcrun
+	"profiles.csv@hpcrun": "profile,file,program_name,mpi_rank,thread_id,process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
+	"*/metrics.csv":       "epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples",
+	"*/loadmap.csv":       "epoch,lm_id,name,flags",
+	"*/cct.csv":           "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,",
+	"*/trace.csv":         "time,node_id,lm_id,load_module,ip",
+	// webgrind
+	"functions.csv":           "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct",
+	"calls.csv":               "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callers.csv": "caller_nr,caller,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callees.csv": "callee_nr,callee,line,call_count,call_cost,call_cost_pct",
+	"invocations.csv":         "nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line",
+	// DCPI
+	"images.csv":    "profile,image,path,event,period,epoch,samples,pct,cum_pct",
+	"*/samples.csv": "address,offset,count,pct,cum_pct",
+	"*/top.csv":     "address,offset,count,pct,cum_pct",
+}
+
+func headerSources(t *testing.T) []string {
+	dir := t.TempDir()
+	wg4 := filepath.Join(dir, "v4.webgrind")
+	f, err := os.Create(wg4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wggen.Random(1, 30, 5).Write(f, 4); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	dcpiDir := filepath.Join(dir, "dcpi")
+	os.MkdirAll(dcpiDir, 0o755)
+	p := dcpigen.New("pdb-0.07", 0x120000000)
+	p.Chunks = []dcpigen.Chunk{{Offset: 16, Counts: []uint32{3, 0, 5}}}
+	os.WriteFile(filepath.Join(dcpiDir, "a.prof"), p.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dcpiDir, "b.prof"), p.Bytes(), 0o644)
+	return []string{
+		testdata.Corpus(t, "ovni", "v1-basic-mix", "ovni"),
+		testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
+		testdata.Corpus(t, "hpctoolkit", "hpcrun-02.00-testvdso"),
+		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
+		testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"),
+		wg4, dcpiDir,
+	}
+}
+
+// TestCSVHeaders checks every CSV of a source of each format against the
+// header row the issues name, and that every CSV has a header.
+func TestCSVHeaders(t *testing.T) {
+	seen := map[string]bool{}
+	for _, source := range headerSources(t) {
+		src, err := Open(source)
+		if err != nil {
+			t.Fatalf("%s: %v", source, err)
+		}
+		fsys := src.FS()
+		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || p == "raw" || strings.HasPrefix(p, "raw/") || !strings.HasSuffix(p, ".csv") {
+				if d != nil && d.IsDir() && p == "raw" {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			got := firstLine(t, fsys, p)
+			for pattern, want := range csvHeaders {
+				pat, format, _ := strings.Cut(pattern, "@")
+				if format != "" && format != src.Format {
+					continue
+				}
+				if ok, _ := path.Match(pat, p); !ok {
+					continue
+				}
+				seen[pattern] = true
+				if strings.HasSuffix(want, ",") && !strings.HasPrefix(got, want) || !strings.HasSuffix(want, ",") && got != want {
+					t.Errorf("%s %s: header %q, want %q", src.Format, p, got, want)
+				}
+			}
+			if got == "" || strings.ContainsAny(got, " ") && !strings.Contains(got, ",") {
+				t.Errorf("%s %s: no CSV header row: %q", src.Format, p, got)
+			}
+			return nil
+		})
+		src.Close()
+	}
+	for pattern := range csvHeaders {
+		if !seen[pattern] {
+			t.Errorf("no view matched %s", pattern)
+		}
+	}
+}
+
+func firstLine(t *testing.T, fsys fs.FS, p string) string {
+	f, err := fsys.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	sc.Scan()
+	return sc.Text()
+}
