@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 
 	log "github.com/sirupsen/logrus"
@@ -17,14 +16,9 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// memoryLimit is the Go heap size at which the garbage collector works
-// harder, keeping the mount's resident memory near the design's 64 MB;
-// GOMEMLIMIT overrides it.
-const memoryLimit = 40 << 20
-
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
+		go followLiveHeap()
 	}
 	log.SetOutput(os.Stderr)
 	log.SetFormatter(&log.TextFormatter{DisableTimestamp: true})
