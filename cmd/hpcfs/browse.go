@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hpcfs/hpcfs/formats/vfs"
 )
 
 func cleanTreePath(p string) string {
@@ -28,17 +30,25 @@ func treeErr(err error) error {
 	return &exitError{exitFailure, err}
 }
 
+// withSource opens args[0] as a source for a command's run and closes it
+// afterwards.
+func withSource(run func(cmd *cobra.Command, args []string, src *vfs.Source) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		src, cleanup, err := openSource(args[0])
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		return run(cmd, args, src)
+	}
+}
+
 func newLsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "ls SOURCE [PATH]",
 		Short: "List a directory of the tree SOURCE mounts as, with sizes",
 		Args:  cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			src, cleanup, err := openSource(args[0])
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
 			p := "."
 			if len(args) == 2 {
 				p = cleanTreePath(args[1])
@@ -69,7 +79,7 @@ func newLsCommand() *cobra.Command {
 				fmt.Fprintf(out, "%12d  %s\n", fi.Size(), de.Name())
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -78,12 +88,7 @@ func newCatCommand() *cobra.Command {
 		Use:   "cat SOURCE PATH",
 		Short: "Print a file of the tree SOURCE mounts as (the same bytes as the mount)",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			src, cleanup, err := openSource(args[0])
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
 			f, err := src.FS().Open(cleanTreePath(args[1]))
 			if err != nil {
 				return treeErr(err)
@@ -93,7 +98,7 @@ func newCatCommand() *cobra.Command {
 				return treeErr(err)
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -102,19 +107,14 @@ func newInfoCommand() *cobra.Command {
 		Use:   "info SOURCE",
 		Short: "Say what SOURCE is: format, version and counts",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			src, cleanup, err := openSource(args[0])
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "source: %s\nformat: %s\nversion: %s\ndetected: %s\n", src.Path, src.Format, src.Version, src.Summary)
 			for _, f := range src.Info {
 				fmt.Fprintf(out, "%s: %s\n", f.Key, f.Value)
 			}
 			return nil
-		},
+		}),
 	}
 }
 
@@ -123,12 +123,7 @@ func newExportCommand() *cobra.Command {
 		Use:   "export SOURCE DIR",
 		Short: "Write the whole tree of SOURCE (without raw/) into DIR as ordinary files",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			src, cleanup, err := openSource(args[0])
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
 			fsys := src.FS()
 			return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
@@ -156,6 +151,6 @@ func newExportCommand() *cobra.Command {
 				}
 				return out.Close()
 			})
-		},
+		}),
 	}
 }
