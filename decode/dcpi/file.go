@@ -3,6 +3,7 @@ package dcpi
 import (
 	"encoding/binary"
 	"io"
+	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -192,7 +193,7 @@ func (sr *SampleReader) chunk() error {
 		return io.EOF
 	}
 	bad := func(msg string, val any, wrapped error) error {
-		return &decode.FormatError{Format: "dcpi", Section: "chunk " + itoa(p.Chunks), Off: p.Off, Msg: msg, Val: val, Err: wrapped}
+		return &decode.FormatError{Format: "dcpi", Section: "chunk " + strconv.FormatInt(p.Chunks, 10), Off: p.Off, Msg: msg, Val: val, Err: wrapped}
 	}
 	if p.Off > sr.end || sr.end-p.Off < 8 {
 		return bad("chunk header runs into the footer", sr.end-p.Off, decode.ErrTruncated)
@@ -242,20 +243,6 @@ func (sr *SampleReader) bytes(off int64, n int) ([]byte, error) {
 	}
 	sr.buf, sr.bufOff = buf[:cap(buf)][:k], off
 	return sr.buf[:n], nil
-}
-
-func itoa(v int64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return string(b[i:])
 }
 
 // AppendBinary appends an encoding of p that DecodePos reads back.

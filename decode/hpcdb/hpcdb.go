@@ -18,6 +18,7 @@ package hpcdb
 import (
 	"encoding/binary"
 	"io"
+	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -194,22 +195,7 @@ func (f *file) commonHeader(magic string, minSize int64) (commonHeader, []byte, 
 }
 
 func versionString(major, minor uint8) string {
-	return string(appendUint(appendUint(nil, uint64(major)), uint64(minor), '.'))
-}
-
-func appendUint(dst []byte, v uint64, sep ...byte) []byte {
-	dst = append(dst, sep...)
-	var buf [20]byte
-	i := len(buf)
-	for {
-		i--
-		buf[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(dst, buf[i:]...)
+	return strconv.FormatUint(uint64(major), 10) + "." + strconv.FormatUint(uint64(minor), 10)
 }
 
 func align8(v uint64) uint64 { return (v + 7) &^ 7 }

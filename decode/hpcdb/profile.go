@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -56,7 +57,7 @@ func (k IDKind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
-	return "[" + string(appendUint(nil, uint64(k))) + "]"
+	return "[" + strconv.FormatUint(uint64(k), 10) + "]"
 }
 
 // Interp tells which values of an identifier are meaningful (the top two
@@ -191,7 +192,7 @@ func (p *ProfileDB) checkBlock(i int) error {
 	pi := p.Profiles[i]
 	end := pi.ValuesEnd()
 	if pi.NumVals > uint64(p.size) || pi.Offset > uint64(p.size) || end > uint64(p.size) || end < pi.Offset {
-		return p.truncAt(int64(min(pi.Offset, uint64(p.size))), "profile "+string(appendUint(nil, uint64(i)))+" value block runs past the end of the file")
+		return p.truncAt(int64(min(pi.Offset, uint64(p.size))), "profile "+strconv.FormatUint(uint64(i), 10)+" value block runs past the end of the file")
 	}
 	return nil
 }
