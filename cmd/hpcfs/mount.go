@@ -42,6 +42,13 @@ which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
 }
 
 func runMount(source, mnt string, opts []string, debug bool) error {
+	// Signals are caught from the start: a SIGINT or SIGTERM that arrives
+	// while the mount is being set up must not kill the process with the
+	// mount left behind. It is acted on once the mount call has returned.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+
 	mo := fsnode.Options{DirectMount: os.Geteuid() == 0}
 	for _, o := range opts {
 		switch o {
@@ -71,11 +78,18 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	if source == "" {
 		mo.FsName = "hpcfs-demo"
 	}
+	select {
+	case s := <-sig:
+		log.Infof("%v before mounting: nothing to unmount", s)
+		return nil
+	default:
+	}
 	srv, err := fsnode.Mount(mnt, src.FS(), mo)
 	if err != nil {
 		return exitErr(exitMount, "mount %s: %v", mnt, err)
 	}
 	if err := srv.WaitMount(); err != nil {
+		srv.Unmount()
 		return exitErr(exitMount, "mount %s: %v", mnt, err)
 	}
 	what := src.Path
@@ -84,8 +98,6 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	}
 	log.Infof("mounted %s (%s %s) at %s; Ctrl-C or `hpcfs unmount %s` to stop", what, src.Format, src.Version, mnt, mnt)
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { srv.Wait(); close(done) }()
 	select {
