@@ -1,0 +1,110 @@
+package callgrind_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/decode/callgrind"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
+)
+
+func summarize(t *testing.T, b []byte) (*callgrind.Table, []string) {
+	t.Helper()
+	f, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	tab := f.Summarize(func(err error) { problems = append(problems, err.Error()) })
+	return tab, problems
+}
+
+// TestGenerated checks that the self costs of generated profiles add up
+// to their totals: line, with no problem reported.
+func TestGenerated(t *testing.T) {
+	for _, c := range []gen.Config{
+		{Seed: 1},
+		{Seed: 2, Instr: true, Jumps: true, Inline: true, Events: 4, Functions: 50, Records: 2000},
+		{Seed: 3, NoCompress: true, Functions: 30, Records: 500},
+	} {
+		t.Run(fmt.Sprint(c.Seed), func(t *testing.T) {
+			b := gen.Bytes(c)
+			for _, in := range [][]byte{b, gzipped(b)} {
+				tab, problems := summarize(t, in)
+				if len(problems) > 0 || tab.Err != nil {
+					t.Fatalf("problems %q, err %v", problems, tab.Err)
+				}
+				if fmt.Sprint(tab.Sum()) != fmt.Sprint(tab.Header.Totals) {
+					t.Errorf("sum of self %v, totals %v", tab.Sum(), tab.Header.Totals)
+				}
+				if c.Jumps && tab.JumpLines == 0 || tab.CallLines == 0 {
+					t.Errorf("%d jumps, %d calls", tab.JumpLines, tab.CallLines)
+				}
+			}
+		})
+	}
+}
+
+// TestSpecExamples decodes the examples of the format specification.
+func TestSpecExamples(t *testing.T) {
+	compressed := "# callgrind format\nevents: Instructions\n\nfl=(1) file1.c\nfn=(1) main\n16 20\ncfn=(2) func1\ncalls=1 50\n16 400\ncfi=(2) file2.c\ncfn=(3) func2\ncalls=3 20\n16 400\n\nfn=(2)\n51 100\ncfi=(2)\ncfn=(3)\ncalls=2 20\n51 300\n\nfl=(2)\nfn=(3)\n20 700\n"
+	tab, problems := summarize(t, []byte(compressed))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	var got []string
+	for i, f := range tab.Funcs {
+		got = append(got, fmt.Sprintf("%s:%s self %d incl %d calls %d", tab.Names.Name(f.File), tab.Names.Name(f.Name), tab.Self(i)[0], tab.Inclusive(i)[0], f.Calls))
+	}
+	want := []string{"file1.c:main self 20 incl 820 calls 0", "file1.c:func1 self 100 incl 400 calls 1", "file2.c:func2 self 700 incl 700 calls 5"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Subposition compression with instruction addresses.
+	sub := "# callgrind format\npositions: instr line\nevents: ticks\n\nfn=func\n0x80001234 90 1\n+3 * 5\n+1 +1 6\n"
+	f, _ := callgrind.NewFile(strings.NewReader(sub), int64(len(sub)))
+	d := f.NewDecoder(f.Summarize(nil).Names, f.StartState())
+	var pos []string
+	for {
+		r, err := d.Next()
+		if err != nil {
+			break
+		}
+		pos = append(pos, fmt.Sprintf("%#x:%d=%d", r.Instr, r.Line, r.Costs[0]))
+	}
+	if fmt.Sprint(pos) != "[0x80001234:90=1 0x80001237:90=5 0x80001238:91=6]" {
+		t.Errorf("subpositions %v", pos)
+	}
+}
+
+// TestTruncated cuts a generated profile at many places: decoding keeps
+// everything before the cut and reports it.
+func TestTruncated(t *testing.T) {
+	b := gen.Bytes(gen.Config{Seed: 5, Functions: 20, Records: 300, Inline: true})
+	full, _ := summarize(t, b)
+	for _, cut := range []int{len(b) / 3, len(b) / 2, len(b) - 10} {
+		tab, problems := summarize(t, b[:cut])
+		if len(problems) == 0 {
+			t.Errorf("cut at %d: no problem reported", cut)
+		}
+		if tab.End != int64(cut) || tab.CostLines == 0 || tab.CostLines > full.CostLines {
+			t.Errorf("cut at %d: end %d, %d cost lines of %d", cut, tab.End, tab.CostLines, full.CostLines)
+		}
+	}
+	z := gzipped(b)
+	tab, _ := summarize(t, z[:len(z)/2])
+	if tab.Err == nil || tab.CostLines == 0 {
+		t.Errorf("cut gzip: err %v, %d cost lines", tab.Err, tab.CostLines)
+	}
+}
+
+// TestUnknownLines reports unknown lines and goes on.
+func TestUnknownLines(t *testing.T) {
+	in := "events: A\nfn=f\n1 5\nbogus line\nxyz=1\ncalls=x\n2 7\n"
+	tab, problems := summarize(t, []byte(in))
+	if len(problems) != 3 || tab.Self(0)[0] != 12 {
+		t.Errorf("problems %q, self %v", problems, tab.Self(0))
+	}
+}

@@ -1,0 +1,64 @@
+package callgrind_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/decode/callgrind"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
+)
+
+func gzipped(b []byte) []byte {
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	return z.Bytes()
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, c := range []gen.Config{
+		{Seed: 1, Functions: 3, Records: 20},
+		{Seed: 2, Functions: 10, Records: 200, Instr: true, Jumps: true, Inline: true, Events: 3},
+		{Seed: 3, Functions: 5, Records: 50, NoCompress: true},
+	} {
+		b := gen.Bytes(c)
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+		f.Add(gzipped(b))
+	}
+	f.Add([]byte("events: A B\nfn=(1) x\n1 2 3\ncfn=(1)\ncalls=0 1\n* 4\njcnd=1/2 +3\n-1 0x10\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		tab := file.Summarize(func(error) {})
+		for i := range tab.Funcs {
+			_ = tab.Inclusive(i)
+		}
+		// A decoder resumed from any state the first pass passed through
+		// yields the same records as the first pass from there.
+		d := file.NewDecoder(tab.Names, file.StartState())
+		var states []callgrind.State
+		var offs []int64
+		for {
+			st := d.State()
+			r, err := d.Next()
+			if err == io.EOF || err != nil {
+				break
+			}
+			states = append(states, st)
+			offs = append(offs, r.Off)
+		}
+		for k := len(states) / 2; k < len(states) && k < len(states)/2+3; k++ {
+			d := file.NewDecoder(tab.Names, states[k])
+			r, err := d.Next()
+			if err != nil || r.Off != offs[k] {
+				t.Fatalf("resumed at record %d: %v, off %v want %d", k, err, r, offs[k])
+			}
+		}
+	})
+}

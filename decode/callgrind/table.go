@@ -1,0 +1,199 @@
+package callgrind
+
+import (
+	"io"
+)
+
+// A Func is one row of the function table. Functions are told apart by
+// (source file, name) as callgrind_annotate does: code of a function
+// inlined from another file (fi=/fe=) is a function of its own.
+type Func struct {
+	File, Name int32
+	Obj        int32  // object of the last cost or call charged to it
+	Called     bool   // some calls= line targets it
+	Calls      uint64 // sum of the call counts into it
+}
+
+// An Edge is the sum of the calls from one function to another at one
+// call site.
+type Edge struct {
+	Caller, Callee int32 // function numbers
+	Line           int64 // call-site line in the caller's source file
+	Instr          uint64
+	Count          uint64
+}
+
+// A Table is the result of a full pass over a profile.
+type Table struct {
+	Names  *Names
+	Events []string
+	Header Header // with the summary: and totals: of the body
+	Funcs  []Func
+	Edges  []Edge
+	// costs holds per function 3 groups of len(Events) numbers: self,
+	// calls made from it, calls made to it; edgeCosts one group per edge.
+	costs     []int64
+	edgeCosts []int64
+	fnIndex   map[uint64]int32
+	edgeIndex map[edgeKey]int32
+	// CostLines, CallLines and JumpLines count the records.
+	CostLines, CallLines, JumpLines int64
+	Parts                           int
+	// End is the stream offset where decoding stopped; Err says why if
+	// not at the end of the input.
+	End int64
+	Err error
+}
+
+type edgeKey struct {
+	caller, callee int32
+	line           int64
+	instr          uint64
+}
+
+// FuncStateBytes is the memory one function takes in the table, apart
+// from its name and its edges: the Func, 3 cost groups of 8 bytes per
+// event and its index entry.
+func FuncStateBytes(events int) int { return 24 + 3*8*events + 40 }
+
+// EdgeStateBytes is the memory one call edge takes.
+func EdgeStateBytes(events int) int { return 40 + 8*events + 64 }
+
+// Summarize reads the whole body once and builds the function and call
+// tables. Problems go to onProblem (may be nil). The returned table is
+// valid even when Err is set: it holds everything before the damage.
+func (f *File) Summarize(onProblem func(error)) *Table {
+	t := &Table{Names: newNames(), Events: f.Header.Events, Header: f.Header,
+		fnIndex: map[uint64]int32{}, edgeIndex: map[edgeKey]int32{}}
+	t.Header.Summary = append([]int64(nil), f.Header.Summary...)
+	t.Header.Totals = append([]int64(nil), f.Header.Totals...)
+	d := f.NewDecoder(t.Names, f.StartState())
+	d.header = &t.Header
+	d.OnProblem = onProblem
+	ne := len(t.Events)
+	cur := int32(-1)
+	var curFile, curFn int32 = -2, -2
+	for {
+		r, err := d.Next()
+		if err != nil {
+			if err != io.EOF {
+				t.Err = err
+			}
+			break
+		}
+		if r.File != curFile || r.Fn != curFn {
+			curFile, curFn = r.File, r.Fn
+			cur = t.fn(r.File, r.Fn)
+		}
+		t.Funcs[cur].Obj = r.Obj
+		switch r.Kind {
+		case Cost:
+			t.CostLines++
+			add(t.costs[int(cur)*3*ne:], r.Costs)
+		case Call:
+			t.CallLines++
+			callee := t.fn(r.CFile, r.CFn)
+			if t.Funcs[callee].Obj == 0 {
+				t.Funcs[callee].Obj = r.CObj
+			}
+			if r.Count == 0 {
+				// A call still active when the part was dumped: its cost
+				// is the caller's own, as callgrind_annotate counts it.
+				add(t.costs[int(cur)*3*ne:], r.Costs)
+			} else {
+				add(t.costs[int(cur)*3*ne+ne:], r.Costs)
+				add(t.costs[int(callee)*3*ne+2*ne:], r.Costs)
+				t.Funcs[callee].Called = true
+				t.Funcs[callee].Calls += r.Count
+			}
+			k := edgeKey{cur, callee, r.Line, r.Instr}
+			e, ok := t.edgeIndex[k]
+			if !ok {
+				e = int32(len(t.Edges))
+				t.edgeIndex[k] = e
+				t.Edges = append(t.Edges, Edge{Caller: cur, Callee: callee, Line: r.Line, Instr: r.Instr})
+				t.edgeCosts = append(t.edgeCosts, make([]int64, ne)...)
+			}
+			t.Edges[e].Count += r.Count
+			add(t.edgeCosts[int(e)*ne:], r.Costs)
+		case Jump, CondJump:
+			t.JumpLines++
+		}
+	}
+	t.Parts = 1 + d.Parts
+	t.End = d.Offset()
+	t.Names.frozen = true
+	t.edgeIndex = nil
+	return t
+}
+
+func add(dst, src []int64) {
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// fn returns the number of function (file, name), adding it if new.
+func (t *Table) fn(file, name int32) int32 {
+	k := uint64(uint32(file))<<32 | uint64(uint32(name))
+	if i, ok := t.fnIndex[k]; ok {
+		return i
+	}
+	i := int32(len(t.Funcs))
+	t.fnIndex[k] = i
+	t.Funcs = append(t.Funcs, Func{File: file, Name: name})
+	t.costs = append(t.costs, make([]int64, 3*len(t.Events))...)
+	return i
+}
+
+// Self returns the self cost of function i per event.
+func (t *Table) Self(i int) []int64 {
+	ne := len(t.Events)
+	return t.costs[i*3*ne : i*3*ne+ne]
+}
+
+// Inclusive returns the inclusive cost of function i per event the way
+// callgrind_annotate --inclusive=yes computes it: for a function that is
+// called, the sum of the inclusive costs of the calls to it; otherwise its
+// self cost plus the cost of the calls it makes.
+func (t *Table) Inclusive(i int) []int64 {
+	ne := len(t.Events)
+	c := t.costs[i*3*ne : (i+1)*3*ne]
+	if t.Funcs[i].Called {
+		return c[2*ne:]
+	}
+	return t.SelfPlusCalls(i)
+}
+
+// SelfPlusCalls returns the self cost of function i plus the inclusive
+// cost of the calls it makes, per event: webgrind's inclusive cost.
+func (t *Table) SelfPlusCalls(i int) []int64 {
+	ne := len(t.Events)
+	c := t.costs[i*3*ne : (i+1)*3*ne]
+	out := make([]int64, ne)
+	for k := range out {
+		out[k] = c[k] + c[ne+k]
+	}
+	return out
+}
+
+// EdgeCost returns the inclusive cost of edge i per event.
+func (t *Table) EdgeCost(i int) []int64 {
+	ne := len(t.Events)
+	return t.edgeCosts[i*ne : (i+1)*ne]
+}
+
+// Sum returns the sum of the self costs of all functions per event.
+func (t *Table) Sum() []int64 {
+	out := make([]int64, len(t.Events))
+	for i := range t.Funcs {
+		add(out, t.Self(i))
+	}
+	return out
+}
+
+// Bytes estimates the memory the table holds.
+func (t *Table) Bytes() int64 {
+	return int64(len(t.Funcs))*int64(FuncStateBytes(len(t.Events))) +
+		int64(len(t.Edges))*int64(EdgeStateBytes(len(t.Events))) + t.Names.Bytes()
+}
