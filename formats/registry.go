@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/callgrind"
 	"github.com/hpcfs/hpcfs/formats/dcpi"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcrun"
@@ -25,6 +26,7 @@ var All = []vfs.Format{
 	hpcrun.Format,
 	webgrind.Format,
 	dcpi.Format,
+	callgrind.Format,
 }
 
 // ErrUnknown is returned when no format recognises a source.

@@ -108,3 +108,31 @@ func TestUnknownLines(t *testing.T) {
 		t.Errorf("problems %q, self %v", problems, tab.Self(0))
 	}
 }
+
+// TestMerge sums the three thread files of a --separate-threads run and
+// checks the sum against the files one by one.
+func TestMerge(t *testing.T) {
+	a, _ := summarize(t, gen.Bytes(gen.Config{Seed: 7, Functions: 9, Events: 2}))
+	b, _ := summarize(t, gen.Bytes(gen.Config{Seed: 8, Functions: 12, Events: 2}))
+	m := callgrind.Merge([]*callgrind.Table{a, b})
+	want := fmt.Sprint([]int64{a.Sum()[0] + b.Sum()[0], a.Sum()[1] + b.Sum()[1]})
+	if got := fmt.Sprint(m.Sum()); got != want {
+		t.Errorf("merged sum %s, want %s", got, want)
+	}
+	if len(m.Funcs) != 12 {
+		t.Errorf("%d merged functions", len(m.Funcs))
+	}
+	var calls, mcalls uint64
+	for _, e := range a.Edges {
+		calls += e.Count
+	}
+	for _, e := range b.Edges {
+		calls += e.Count
+	}
+	for _, e := range m.Edges {
+		mcalls += e.Count
+	}
+	if calls != mcalls {
+		t.Errorf("merged calls %d, want %d", mcalls, calls)
+	}
+}

@@ -24,6 +24,18 @@ const (
 	CondJump
 )
 
+func (k Kind) keyword() string {
+	switch k {
+	case Call:
+		return "calls="
+	case Jump:
+		return "jump="
+	case CondJump:
+		return "jcnd="
+	}
+	return "?"
+}
+
 func (k Kind) String() string {
 	switch k {
 	case Cost:
@@ -150,7 +162,7 @@ func (d *Decoder) Next() (*Record, error) {
 			d.done = true
 			d.st.Off = d.lr.off
 			if d.pend != 0 {
-				d.report(d.pendOff, d.pend.String()+"= line without the cost line that must follow it", nil)
+				d.report(d.pendOff, d.pend.keyword()+" line without the cost line that must follow it", nil)
 			}
 			if err := d.lr.err; err != nil {
 				if d.f.Gzip {
@@ -194,7 +206,7 @@ func (d *Decoder) line(line []byte, off int64) *Record {
 		}
 	}
 	if d.pend != 0 {
-		d.report(d.pendOff, d.pend.String()+"= line not followed by a cost line", nil)
+		d.report(d.pendOff, d.pend.keyword()+" line not followed by a cost line", nil)
 		d.pend = 0
 	}
 	i := 0

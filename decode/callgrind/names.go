@@ -14,11 +14,16 @@ const (
 //
 // The first full pass (Summarize) fills it; later decoders only read it.
 type Names struct {
-	list   []string
-	index  map[string]int32
-	defs   [3]map[int64][]nameDef
+	list  []string
+	index map[string]int32
+	defs  [3]map[int64][]nameDef
+	// cur maps small ids to name+1 as a forward pass has them (unfrozen).
+	cur    [3][]int32
 	frozen bool
 }
+
+// maxDirectID bounds the ids kept in the cur slices.
+const maxDirectID = 1 << 22
 
 type nameDef struct {
 	off  int64
@@ -86,11 +91,26 @@ func (n *Names) define(kind int, id, off int64, name int32) {
 	if len(ds) > 0 && ds[len(ds)-1].name == name {
 		return
 	}
+	if n.cur[kind] == nil {
+		n.cur[kind] = make([]int32, 0, 1024)
+	}
 	n.defs[kind][id] = append(ds, nameDef{off, name})
+	if id >= 0 && id < maxDirectID {
+		c := n.cur[kind]
+		for int64(len(c)) <= id {
+			c = append(c, 0)
+		}
+		c[id] = name + 1
+		n.cur[kind] = c
+	}
 }
 
 // lookup returns the name id of kind had at offset off.
 func (n *Names) lookup(kind int, id, off int64) (int32, bool) {
+	if !n.frozen && id >= 0 && id < int64(len(n.cur[kind])) {
+		v := n.cur[kind][id]
+		return v - 1, v > 0
+	}
 	ds := n.defs[kind][id]
 	for k := len(ds) - 1; k >= 0; k-- {
 		if ds[k].off <= off {

@@ -35,6 +35,7 @@ type Table struct {
 	costs     []int64
 	edgeCosts []int64
 	fnIndex   map[uint64]int32
+	byName    []int32 // name -> a function of that name, -1 if none yet
 	edgeIndex map[edgeKey]int32
 	// CostLines, CallLines and JumpLines count the records.
 	CostLines, CallLines, JumpLines int64
@@ -123,7 +124,9 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 	t.Parts = 1 + d.Parts
 	t.End = d.Offset()
 	t.Names.frozen = true
+	t.Names.cur = [3][]int32{}
 	t.edgeIndex = nil
+	t.byName = nil
 	return t
 }
 
@@ -135,11 +138,19 @@ func add(dst, src []int64) {
 
 // fn returns the number of function (file, name), adding it if new.
 func (t *Table) fn(file, name int32) int32 {
+	for int(name) >= len(t.byName) {
+		t.byName = append(t.byName, -1)
+	}
+	if i := t.byName[name]; i >= 0 && t.Funcs[i].File == file {
+		return i
+	}
 	k := uint64(uint32(file))<<32 | uint64(uint32(name))
 	if i, ok := t.fnIndex[k]; ok {
+		t.byName[name] = i
 		return i
 	}
 	i := int32(len(t.Funcs))
+	t.byName[name] = i
 	t.fnIndex[k] = i
 	t.Funcs = append(t.Funcs, Func{File: file, Name: name})
 	t.costs = append(t.costs, make([]int64, 3*len(t.Events))...)

@@ -113,7 +113,7 @@ func (g *writer) header() {
 	g.printf("\n\n")
 }
 
-func (g *writer) fnName(i int) string  { return "fn_" + strconv.Itoa(i) }
+func (g *writer) fnName(i int) string   { return "fn_" + strconv.Itoa(i) }
 func (g *writer) fileName(i int) string { return "src/file_" + strconv.Itoa(i%7) + ".c" }
 func (g *writer) objName(i int) string  { return "/lib/obj_" + strconv.Itoa(i%3) + ".so" }
 
@@ -191,7 +191,11 @@ func (g *writer) block() {
 		addr += uint64(g.rnd.Intn(8))
 		switch r := g.rnd.Intn(10); {
 		case r < 2 && g.c.Functions > 1:
-			callee := g.rnd.Intn(g.c.Functions)
+			// A static call graph: each function calls three others, each
+			// from its own line.
+			slot := g.rnd.Intn(3)
+			callee := (f*7 + 1 + slot*13) % g.c.Functions
+			line = base + int64(slot)
 			if g.objName(callee) != g.objName(f) {
 				g.name(0, "cob", g.objName(callee))
 			}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/lotest"
+)
+
+// TestCallgrindThroughMountAndCat mounts raw profiles (plain, gzip,
+// cachegrind, Xdebug) with the CLI and uses them as a user would.
+func TestCallgrindThroughMountAndCat(t *testing.T) {
+	for _, c := range []struct{ set, name string }{
+		{"valgrind-3.19-generated", "callgrind.out.default"},
+		{"valgrind-3.19-generated", "callgrind.out.default.gz"},
+		{"valgrind-3.19-generated", "cachegrind.out.cachesim"},
+		{"xdebug-3.2.0-generated", "cachegrind.out.12174"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := filepath.Join(testdata.Corpus(t, "callgrind", c.set), c.name)
+			info := string(runCLI(t, "info", src))
+			if !strings.Contains(info, "format: callgrind") {
+				t.Fatalf("hpcfs info:\n%s", info)
+			}
+			catF := runCLI(t, "cat", src, "functions.csv")
+			mnt := mountCLI(t, src)
+			got, err := os.ReadFile(filepath.Join(mnt, "functions.csv"))
+			if err != nil || !bytes.Equal(got, catF) {
+				t.Fatalf("mounted functions.csv differs from hpcfs cat: %v", err)
+			}
+			if errs, _ := os.ReadFile(filepath.Join(mnt, "_errors.txt")); len(errs) != 0 {
+				t.Fatalf("_errors.txt: %s", errs)
+			}
+			// awk over lines.csv: the self costs of the first event add up
+			// to the sum of self costs in functions.csv.
+			sum := func(file, col string) string {
+				out, err := exec.Command("awk", "-F,", `NR==1{for(i=1;i<=NF;i++) if($i==c) k=i; next} {s+=$k} END {printf "%d", s}`, "c="+col, filepath.Join(mnt, file)).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(out)
+			}
+			rows := parseCSV(t, got)
+			ev := strings.TrimPrefix(rows[0][5], "self_")
+			if a, b := sum("functions.csv", "self_"+ev), sum("lines.csv", ev); a != b || a == "0" {
+				t.Errorf("self %s: functions.csv %s, lines.csv %s", ev, a, b)
+			}
+			if _, err := os.Stat(filepath.Join(mnt, "functions")); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := os.ReadDir(filepath.Join(mnt, "functions")); len(n) != len(rows)-1 {
+				t.Errorf("functions/ has %d entries for %d rows", len(n), len(rows)-1)
+			}
+			hdr, _ := os.ReadFile(filepath.Join(mnt, "header.txt"))
+			if !strings.Contains(string(hdr), "events: ") || strings.Contains(string(hdr), "totals_check: differs") {
+				t.Errorf("header.txt:\n%s", hdr)
+			}
+		})
+	}
+}
+
+// TestCallgrindDirectory mounts the parts of a --dump-after run.
+func TestCallgrindDirectory(t *testing.T) {
+	corpusDir := testdata.Corpus(t, "callgrind", "valgrind-3.19-generated")
+	dir := t.TempDir()
+	for _, n := range []string{"callgrind.out.parts", "callgrind.out.parts.1", "callgrind.out.parts.2", "callgrind.out.parts.3"} {
+		b, err := os.ReadFile(filepath.Join(corpusDir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+	}
+	mnt := mountCLI(t, dir)
+	for _, d := range []string{"sum", "callgrind.out.parts", "callgrind.out.parts.3"} {
+		rows := parseCSV(t, mustReadFile(t, filepath.Join(mnt, d, "functions.csv")))
+		if len(rows) < 10 {
+			t.Errorf("%s/functions.csv: %d rows", d, len(rows))
+		}
+	}
+	readme := string(mustReadFile(t, filepath.Join(mnt, "README.txt")))
+	if !strings.Contains(readme, "part 3") || !strings.Contains(readme, "sum/") {
+		t.Errorf("README.txt:\n%s", readme)
+	}
+	// 4 profiles, sum/, README.txt, _errors.txt, raw/
+	if des, _ := os.ReadDir(mnt); len(des) != 8 {
+		t.Errorf("%d entries at the root", len(des))
+	}
+}
+
+// TestCallgrindLibreOffice opens the mounted functions.csv and calls.csv
+// in LibreOffice and checks that it sees the same rows, columns and values.
+func TestCallgrindLibreOffice(t *testing.T) {
+	lotest.Require(t)
+	src := filepath.Join(testdata.Corpus(t, "callgrind", "xdebug-3.2.0-generated"), "cachegrind.out.12174")
+	mnt := mountCLI(t, src)
+	lotest.Check(t, []string{filepath.Join(mnt, "functions.csv"), filepath.Join(mnt, "calls.csv")})
+}

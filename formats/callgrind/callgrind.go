@@ -1,0 +1,166 @@
+// Package callgrind builds the hpcfs tree of raw callgrind, cachegrind and
+// Xdebug profiles (plain or gzip): one file, or a directory of them (the
+// threads or parts of one run) with one subdirectory per file and a summed
+// view.
+//
+// Mounting reads the header lines only. The first use of a table view reads
+// the whole file once (decode/callgrind's Summarize) and keeps the function
+// and call tables; lines.csv streams from the file through decoder states.
+package callgrind
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	cg "github.com/hpcfs/hpcfs/decode/callgrind"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// Format is the registry entry.
+var Format = vfs.Format{
+	Name:     "callgrind",
+	Supports: "callgrind, cachegrind and Xdebug profiles (callgrind.out.*, cachegrind.out.*, also gzip) or a directory of them",
+	Detect:   Detect,
+	Open:     Open,
+}
+
+// profileFiles lists the profiles among the regular files of dir, in name
+// order.
+func profileFiles(dir string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, de := range des {
+		if !de.Type().IsRegular() {
+			continue
+		}
+		if ok, _ := cg.SniffFile(filepath.Join(dir, de.Name())); ok {
+			files = append(files, de.Name())
+		}
+	}
+	return files
+}
+
+// Detect recognises a profile by its first lines (decompressed when it is
+// gzip), or a directory whose files include profiles.
+func Detect(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	if fi.IsDir() {
+		files := profileFiles(path)
+		if len(files) == 0 {
+			return "", false
+		}
+		return fmt.Sprintf("directory of %d callgrind profiles", len(files)), true
+	}
+	ok, gz := cg.SniffFile(path)
+	if !ok {
+		return "", false
+	}
+	if gz {
+		return "callgrind profile (gzip)", true
+	}
+	return "callgrind profile", true
+}
+
+// Open opens a profile or a directory of profiles.
+func Open(path string) (*vfs.Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return openDir(path)
+	}
+	f, err := cg.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	src := vfs.NewSource("callgrind", version(f), path)
+	src.OnClose(f)
+	p := newProfile(f, "", src.Errors)
+	p.build(src.Root, true)
+	src.Root.AddFile("README.txt", render.Static([]byte(p.readme(path))))
+	src.AddInfo("creator", f.Header.Creator)
+	src.AddInfo("events", strings.Join(f.Header.Events, " "))
+	src.AddInfo("positions", strings.Join(f.Header.Positions, " "))
+	src.AddInfo("gzip", f.Gzip)
+	return src, nil
+}
+
+func version(f *cg.File) string {
+	v := "1"
+	if f.Header.Version != "" {
+		v = f.Header.Version
+	}
+	return "version " + v
+}
+
+func openDir(dir string) (*vfs.Source, error) {
+	names := profileFiles(dir)
+	var profiles []*profile
+	var opened []string
+	src := vfs.NewSource("callgrind", "version 1", dir)
+	for _, name := range names {
+		f, err := cg.Open(filepath.Join(dir, name))
+		if err != nil {
+			src.Errors.Report(name, err)
+			continue
+		}
+		src.OnClose(f)
+		opened = append(opened, name)
+		profiles = append(profiles, &profile{f: f})
+	}
+	if len(profiles) == 0 {
+		return nil, fmt.Errorf("%s: no readable callgrind profiles", dir)
+	}
+	dirNames := vfs.UniqueNames(opened)
+	for i, p := range profiles {
+		*p = *newProfile(p.f, dirNames[i]+"/", src.Errors)
+		sub := src.Root.AddDir(dirNames[i])
+		p.build(sub, true)
+		sub.AddFile("README.txt", render.Static([]byte(p.readme(filepath.Join(dir, opened[i])))))
+	}
+	sumName := "sum"
+	for _, n := range dirNames {
+		if n == sumName {
+			sumName = "sum_of_all"
+		}
+	}
+	s := newSum(profiles, sumName+"/", src.Errors)
+	s.build(src.Root.AddDir(sumName), false)
+	src.Root.AddFile("README.txt", render.Static([]byte(dirReadme(dir, opened, dirNames, sumName, profiles))))
+	src.AddInfo("profiles", len(profiles))
+	return src, nil
+}
+
+func dirReadme(dir string, names, dirNames []string, sumName string, ps []*profile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nA directory of %d callgrind profiles (threads or parts of one run), one subdirectory\neach (its own README.txt explains the views), and %s/, their sum:\n\n", dir, len(ps), sumName)
+	for i, p := range ps {
+		h := p.f.Header
+		fmt.Fprintf(&b, "  %s/  %s (creator %q, part %s, thread %s, events %s)\n", dirNames[i], names[i], h.Creator, orDash(h.Part), orDash(h.Thread), strings.Join(h.Events, " "))
+	}
+	fmt.Fprintf(&b, `
+%s/  functions.csv, calls.csv, functions/<nr>-<name>/, header.txt of all profiles summed
+      the way callgrind_annotate sums several files: functions matched by file and name,
+      calls by caller, callee and call site, costs by event name.
+_errors.txt   decode problems found so far, prefixed by the subdirectory
+raw/          the original files
+`, sumName)
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

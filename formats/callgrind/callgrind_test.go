@@ -1,0 +1,221 @@
+package callgrind
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	cg "github.com/hpcfs/hpcfs/decode/callgrind"
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
+)
+
+func readFS(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func parseCSV(t testing.TB, b []byte) [][]string {
+	t.Helper()
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func column(t testing.TB, header []string, name string) int {
+	for i, h := range header {
+		if h == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %q in %q", name, header)
+	return -1
+}
+
+var corpus = []struct{ set, name string }{
+	{"speedscope-samples", "callgrind.name-compression.log"},
+	{"valgrind-3.19-generated", "callgrind.out.default"},
+	{"valgrind-3.19-generated", "callgrind.out.default.gz"},
+	{"valgrind-3.19-generated", "callgrind.out.cachesim"},
+	{"valgrind-3.19-generated", "callgrind.out.instr-jumps"},
+	{"valgrind-3.19-generated", "cachegrind.out.default"},
+	{"xdebug-3.2.0-generated", "cachegrind.out.12174.gz"},
+}
+
+// TestCorpusTrees opens corpus files: functions.csv holds the decoder's
+// table (checked against callgrind_annotate in decode/callgrind) for every
+// event, calls.csv and callers.csv agree, and the tree passes fstest.
+func TestCorpusTrees(t *testing.T) {
+	for _, c := range corpus {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(testdata.Corpus(t, "callgrind", c.set), c.name)
+			if _, ok := Detect(path); !ok {
+				t.Fatal("not detected")
+			}
+			src, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			fsys := src.FS()
+			f, _ := cg.Open(path)
+			defer f.Close()
+			tab := f.Summarize(nil)
+			rows := parseCSV(t, readFS(t, fsys, "functions.csv"))
+			if len(rows) != len(tab.Funcs)+1 {
+				t.Fatalf("%d rows for %d functions", len(rows), len(tab.Funcs))
+			}
+			h := rows[0]
+			for i, r := range rows[1:] {
+				if r[column(t, h, "function")] != tab.Names.Name(tab.Funcs[i].Name) || r[column(t, h, "file")] != tab.Names.Name(tab.Funcs[i].File) {
+					t.Fatalf("row %d: %q", i, r)
+				}
+				for k, e := range tab.Events {
+					if r[column(t, h, "self_"+e)] != strconv.FormatInt(tab.Self(i)[k], 10) ||
+						r[column(t, h, "inclusive_"+e)] != strconv.FormatInt(tab.Inclusive(i)[k], 10) {
+						t.Fatalf("row %d event %s: %q", i, e, r)
+					}
+				}
+			}
+			calls := parseCSV(t, readFS(t, fsys, "calls.csv"))
+			if len(calls) != len(tab.Edges)+1 {
+				t.Fatalf("%d call rows for %d edges", len(calls), len(tab.Edges))
+			}
+			// callers.csv of every function lists its incoming edges.
+			des, err := fs.ReadDir(fsys, "functions")
+			if err != nil || len(des) != len(tab.Funcs) {
+				t.Fatalf("functions/: %d entries, %v", len(des), err)
+			}
+			n := 0
+			for _, de := range des {
+				n += len(parseCSV(t, readFS(t, fsys, "functions/"+de.Name()+"/callers.csv"))) - 1
+			}
+			if n != len(tab.Edges) {
+				t.Errorf("callers.csv rows %d, edges %d", n, len(tab.Edges))
+			}
+			lines := parseCSV(t, readFS(t, fsys, "lines.csv"))
+			if int64(len(lines)-1) != tab.CostLines {
+				t.Errorf("lines.csv %d rows, %d cost lines", len(lines)-1, tab.CostLines)
+			}
+			if errs := readFS(t, fsys, "_errors.txt"); len(errs) != 0 && c.set != "speedscope-samples" {
+				t.Errorf("_errors.txt: %s", errs)
+			}
+			if err := fstest.TestFS(fsys, "functions.csv", "calls.csv", "header.txt", "lines.csv", "README.txt", "functions/"+des[0].Name()+"/callees.csv"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestDirectory mounts the three thread files of a --separate-threads run:
+// one subdirectory each and sum/, whose costs are the sums.
+func TestDirectory(t *testing.T) {
+	corpusDir := testdata.Corpus(t, "callgrind", "valgrind-3.19-generated")
+	dir := t.TempDir()
+	var sums []int64
+	for _, n := range []string{"callgrind.out.threads-01", "callgrind.out.threads-02", "callgrind.out.threads-03"} {
+		b, err := os.ReadFile(filepath.Join(corpusDir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+		f, _ := cg.NewFile(bytes.NewReader(b), int64(len(b)))
+		sums = append(sums, f.Summarize(nil).Sum()[0])
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a profile\n"), 0o644)
+	if _, ok := Detect(dir); !ok {
+		t.Fatal("directory not detected")
+	}
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	total := func(name string) int64 {
+		rows := parseCSV(t, readFS(t, fsys, name))
+		c := column(t, rows[0], "self_Ir")
+		var s int64
+		for _, r := range rows[1:] {
+			v, _ := strconv.ParseInt(r[c], 10, 64)
+			s += v
+		}
+		return s
+	}
+	if got, want := total("sum/functions.csv"), sums[0]+sums[1]+sums[2]; got != want {
+		t.Errorf("sum/functions.csv self_Ir total %d, want %d", got, want)
+	}
+	if got := total("callgrind.out.threads-02/functions.csv"); got != sums[1] {
+		t.Errorf("thread 2 total %d, want %d", got, sums[1])
+	}
+	if err := fstest.TestFS(fsys, "sum/functions.csv", "sum/calls.csv", "sum/header.txt", "callgrind.out.threads-01/lines.csv", "README.txt"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTruncatedTree cuts a generated profile: the tree still mounts, the
+// tables hold what came before the cut and _errors.txt says so.
+func TestTruncatedTree(t *testing.T) {
+	b := gen.Bytes(gen.Config{Seed: 3, Functions: 30, Records: 400})
+	path := filepath.Join(t.TempDir(), "callgrind.out.cut")
+	os.WriteFile(path, b[:len(b)*2/3], 0o644)
+	src, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	if rows := parseCSV(t, readFS(t, fsys, "functions.csv")); len(rows) < 10 {
+		t.Fatalf("functions.csv: %d rows", len(rows))
+	}
+	errs := string(readFS(t, fsys, "_errors.txt"))
+	if !strings.Contains(errs, "no newline") && !strings.Contains(errs, "without the cost line") {
+		t.Fatalf("_errors.txt: %q", errs)
+	}
+	if !strings.Contains(string(readFS(t, fsys, "header.txt")), "totals_check") {
+		// no totals: line survived the cut, so header.txt has no check
+		t.Log("no totals line after the cut")
+	}
+	if err := fstest.TestFS(fsys, "functions.csv", "lines.csv"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMounted serves a corpus profile through FUSE: the mounted files
+// equal the in-process ones, read whole, by tail and at random offsets.
+func TestMounted(t *testing.T) {
+	path := filepath.Join(testdata.Corpus(t, "callgrind", "valgrind-3.19-generated"), "callgrind.out.instr-jumps")
+	src, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	mnt := fsnodetest.Mount(t, fsys)
+	for _, name := range []string{"functions.csv", "calls.csv", "lines.csv", "header.txt", "README.txt"} {
+		fsnodetest.CheckFile(t, filepath.Join(mnt, name), readFS(t, fsys, name))
+	}
+	if err := fstest.TestFS(os.DirFS(mnt), "functions.csv", "calls.csv", "lines.csv", "header.txt", "raw/callgrind.out.instr-jumps"); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(mnt, "raw", "callgrind.out.instr-jumps"))
+	orig, _ := os.ReadFile(path)
+	if !bytes.Equal(raw, orig) {
+		t.Fatal("raw/ differs from the original")
+	}
+}
