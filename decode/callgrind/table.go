@@ -74,52 +74,24 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 	ne := len(t.Events)
 	cur := int32(-1)
 	var curFile, curFn int32 = -2, -2
-	for {
-		r, err := d.Next()
-		if err != nil {
-			if err != io.EOF {
-				t.Err = err
+	// The decoder runs on its own goroutine and hands over records in
+	// batches; it alone touches Names and Header until it ends.
+	batches, free := decodeBatches(d, ne)
+	for b := range batches {
+		for bi := range b.recs {
+			r := &b.recs[bi]
+			costs := b.costs[bi*ne : (bi+1)*ne]
+			if r.File != curFile || r.Fn != curFn {
+				curFile, curFn = r.File, r.Fn
+				cur = t.fn(r.File, r.Fn)
 			}
-			break
+			t.Funcs[cur].Obj = r.Obj
+			t.apply(r, costs, cur)
 		}
-		if r.File != curFile || r.Fn != curFn {
-			curFile, curFn = r.File, r.Fn
-			cur = t.fn(r.File, r.Fn)
+		if b.err != nil && b.err != io.EOF {
+			t.Err = b.err
 		}
-		t.Funcs[cur].Obj = r.Obj
-		switch r.Kind {
-		case Cost:
-			t.CostLines++
-			add(t.costs[int(cur)*3*ne:], r.Costs)
-		case Call:
-			t.CallLines++
-			callee := t.fn(r.CFile, r.CFn)
-			if t.Funcs[callee].Obj == 0 {
-				t.Funcs[callee].Obj = r.CObj
-			}
-			if r.Count == 0 {
-				// A call still active when the part was dumped: its cost
-				// is the caller's own, as callgrind_annotate counts it.
-				add(t.costs[int(cur)*3*ne:], r.Costs)
-			} else {
-				add(t.costs[int(cur)*3*ne+ne:], r.Costs)
-				add(t.costs[int(callee)*3*ne+2*ne:], r.Costs)
-				t.Funcs[callee].Called = true
-				t.Funcs[callee].Calls += r.Count
-			}
-			k := edgeKey{cur, callee, r.Line, r.Instr}
-			e, ok := t.edgeIndex[k]
-			if !ok {
-				e = int32(len(t.Edges))
-				t.edgeIndex[k] = e
-				t.Edges = append(t.Edges, Edge{Caller: cur, Callee: callee, Line: r.Line, Instr: r.Instr})
-				t.edgeCosts = append(t.edgeCosts, make([]int64, ne)...)
-			}
-			t.Edges[e].Count += r.Count
-			add(t.edgeCosts[int(e)*ne:], r.Costs)
-		case Jump, CondJump:
-			t.JumpLines++
-		}
+		free <- b
 	}
 	t.Parts = 1 + d.Parts
 	t.End = d.Offset()
@@ -128,6 +100,87 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 	t.edgeIndex = nil
 	t.byName = nil
 	return t
+}
+
+type batch struct {
+	recs  []Record
+	costs []int64
+	err   error
+}
+
+const batchRecords = 4096
+
+// decodeBatches runs d to the end on a goroutine, sending its records in
+// batches (costs copied, ne per record); the last batch carries the
+// error that ended it. Batches come back through free for reuse.
+func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
+	out := make(chan *batch, 4)
+	free := make(chan *batch, 8)
+	go func() {
+		defer close(out)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+				b.recs, b.costs = b.recs[:0], b.costs[:0]
+			default:
+				b = &batch{recs: make([]Record, 0, batchRecords), costs: make([]int64, 0, batchRecords*ne)}
+			}
+			for len(b.recs) < batchRecords {
+				r, err := d.Next()
+				if err != nil {
+					b.err = err
+					break
+				}
+				b.recs = append(b.recs, *r)
+				b.costs = append(b.costs, r.Costs...)
+				b.recs[len(b.recs)-1].Costs = nil
+			}
+			out <- b
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	return out, free
+}
+
+// apply adds one record charged to function cur.
+func (t *Table) apply(r *Record, costs []int64, cur int32) {
+	ne := len(t.Events)
+	switch r.Kind {
+	case Cost:
+		t.CostLines++
+		add(t.costs[int(cur)*3*ne:], costs)
+	case Call:
+		t.CallLines++
+		callee := t.fn(r.CFile, r.CFn)
+		if t.Funcs[callee].Obj == 0 {
+			t.Funcs[callee].Obj = r.CObj
+		}
+		if r.Count == 0 {
+			// A call still active when the part was dumped: its cost
+			// is the caller's own, as callgrind_annotate counts it.
+			add(t.costs[int(cur)*3*ne:], costs)
+		} else {
+			add(t.costs[int(cur)*3*ne+ne:], costs)
+			add(t.costs[int(callee)*3*ne+2*ne:], costs)
+			t.Funcs[callee].Called = true
+			t.Funcs[callee].Calls += r.Count
+		}
+		k := edgeKey{cur, callee, r.Line, r.Instr}
+		e, ok := t.edgeIndex[k]
+		if !ok {
+			e = int32(len(t.Edges))
+			t.edgeIndex[k] = e
+			t.Edges = append(t.Edges, Edge{Caller: cur, Callee: callee, Line: r.Line, Instr: r.Instr})
+			t.edgeCosts = append(t.edgeCosts, make([]int64, ne)...)
+		}
+		t.Edges[e].Count += r.Count
+		add(t.edgeCosts[int(e)*ne:], costs)
+	case Jump, CondJump:
+		t.JumpLines++
+	}
 }
 
 func add(dst, src []int64) {

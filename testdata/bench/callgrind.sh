@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Benchmark the callgrind views through a real mount: a synthetic callgrind
+# profile of SIZE bytes (default 500 MB) with FUNCTIONS functions (default
+# 20,000). Prints mount readiness, first stat / cat / tail of the tables,
+# a callers.csv, optionally lines.csv (LINES=1), and the peak RSS.
+# Targets (issue 13): mount < 100 ms, first stat of functions.csv <= 2 s,
+# peak RSS <= 64 MB + the function table (header.txt and the note give the
+# bytes per function).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size=${SIZE:-500000000} functions=${FUNCTIONS:-20000}
+work=$(mktemp -d)
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+go run ./testdata/cmd/gencallgrind -size "$size" -functions "$functions" -o "$work/callgrind.out.big"
+echo "input: $(stat -c %s "$work/callgrind.out.big") bytes, $functions functions"
+mkdir "$work/mnt"
+ms() { date +%s%N; }
+el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
+t0=$(ms)
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/callgrind.out.big" "$work/mnt" &
+pid=$!
+until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
+t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
+m="$work/mnt"
+t0=$(ms); ls "$m" > /dev/null; t1=$(ms)
+echo "ls of the root: $(el $t0 $t1)"
+t0=$(ms); size=$(stat -c %s "$m/functions.csv"); t1=$(ms)
+echo "first stat of functions.csv (reads the whole file once): $(el $t0 $t1), size $size bytes"
+t0=$(ms); cat "$m/functions.csv" > /dev/null; t1=$(ms)
+echo "cat functions.csv: $(el $t0 $t1)"
+t0=$(ms); tail -n 1 "$m/functions.csv" > /dev/null; t1=$(ms)
+echo "tail -n 1 functions.csv: $(el $t0 $t1)"
+t0=$(ms); size=$(stat -c %s "$m/calls.csv"); t1=$(ms)
+echo "first stat of calls.csv: $(el $t0 $t1), size $size bytes"
+t0=$(ms); cat "$m/calls.csv" > /dev/null; t1=$(ms)
+echo "cat calls.csv: $(el $t0 $t1)"
+t0=$(ms); n=$(ls "$m/functions" | wc -l); t1=$(ms)
+echo "ls functions/ ($n entries): $(el $t0 $t1)"
+first=$(ls "$m/functions" | sed -n 2p)
+t0=$(ms); cat "$m/functions/$first/callers.csv" "$m/functions/$first/callees.csv" > /dev/null; t1=$(ms)
+echo "functions/$first callers.csv + callees.csv: $(el $t0 $t1)"
+grep -E '^(functions|call_edges|cost_lines|totals_check):' "$m/header.txt"
+if [ "${LINES:-0}" = 1 ]; then
+	t0=$(ms); size=$(stat -c %s "$m/lines.csv"); t1=$(ms)
+	echo "first stat of lines.csv (renders it once): $(el $t0 $t1), size $size bytes"
+	t0=$(ms); tail -n 1 "$m/lines.csv" > /dev/null; t1=$(ms)
+	echo "tail -n 1 lines.csv: $(el $t0 $t1)"
+fi
+kill -TERM $pid; wait $pid || true
+grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
