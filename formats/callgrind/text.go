@@ -202,4 +202,3 @@ How the file is read (valgrind's "Callgrind Format Specification", version 1):
 `)
 	return b.String()
 }
-
