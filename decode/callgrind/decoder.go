@@ -120,15 +120,20 @@ type Decoder struct {
 func (f *File) NewDecoder(names *Names, st State) *Decoder {
 	d := &Decoder{f: f, names: names, st: st, nev: len(f.Header.Events), jFile: None, jFn: None}
 	d.costs = make([]int64, d.nev)
+	d.rec.Costs = d.costs
 	d.lr = openLines(f.r, f.size, f.Gzip, st.Off)
 	return d
 }
 
 // State returns the decoder's position between records.
-func (d *Decoder) State() State { return d.st }
+func (d *Decoder) State() State {
+	st := d.st
+	st.Off = d.lr.off
+	return st
+}
 
 // Offset is the stream offset of the next line.
-func (d *Decoder) Offset() int64 { return d.st.Off }
+func (d *Decoder) Offset() int64 { return d.lr.off }
 
 func (d *Decoder) report(off int64, msg string, val any) {
 	if d.OnProblem != nil {
@@ -172,7 +177,6 @@ func (d *Decoder) Next() (*Record, error) {
 			}
 			return nil, io.EOF
 		}
-		d.st.Off = d.lr.off
 		if !term {
 			d.report(off, "last line has no newline: the file may be truncated", nil)
 		}
@@ -395,13 +399,22 @@ func (d *Decoder) costLine(line []byte, off int64) *Record {
 		if len(rest) == 0 {
 			break
 		}
+		// Fast path: a plain decimal of up to 18 digits.
 		j := 0
-		for j < len(rest) && !isSpace(rest[j]) {
+		var v int64
+		for j < len(rest) && j < 18 && rest[j] >= '0' && rest[j] <= '9' {
+			v = v*10 + int64(rest[j]-'0')
 			j++
+		}
+		ok := j > 0 && (j == len(rest) || isSpace(rest[j]))
+		if !ok {
+			for j < len(rest) && !isSpace(rest[j]) {
+				j++
+			}
+			v, ok = parseNumber(rest[:j])
 		}
 		tok := rest[:j]
 		rest = rest[j:]
-		v, ok := parseNumber(tok)
 		if !ok {
 			v, ok = annotateNumber(tok)
 			if !ok {
@@ -421,8 +434,8 @@ func (d *Decoder) costLine(line []byte, off int64) *Record {
 	pend := d.pend
 	d.pend = 0
 	r := &d.rec
-	*r = Record{Off: off, Obj: d.st.Obj, File: d.st.File, Fn: d.st.Fn, Instr: instr, Line: ln, Costs: d.costs,
-		CObj: None, CFile: None, CFn: None}
+	r.Off, r.Obj, r.File, r.Fn, r.Instr, r.Line = off, d.st.Obj, d.st.File, d.st.Fn, instr, ln
+	r.CObj, r.CFile, r.CFn, r.Count, r.Followed = None, None, None, 0, 0
 	if d.st.Fn == None {
 		d.reportOnce(off, "cost before any fn= line: charged to an unnamed function", nil)
 		r.Fn = 0

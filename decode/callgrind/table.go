@@ -103,9 +103,20 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 }
 
 type batch struct {
-	recs  []Record
+	recs  []batchRecord
 	costs []int64
 	err   error
+}
+
+// A batchRecord is a Record without pointers; Lines > 1 when consecutive
+// cost lines of one function were summed into it.
+type batchRecord struct {
+	Kind             Kind
+	Obj, File, Fn    int32
+	CObj, CFile, CFn int32
+	Lines            int32
+	Line             int64
+	Instr, Count     uint64
 }
 
 const batchRecords = 4096
@@ -124,7 +135,7 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 			case b = <-free:
 				b.recs, b.costs = b.recs[:0], b.costs[:0]
 			default:
-				b = &batch{recs: make([]Record, 0, batchRecords), costs: make([]int64, 0, batchRecords*ne)}
+				b = &batch{recs: make([]batchRecord, 0, batchRecords), costs: make([]int64, 0, batchRecords*ne)}
 			}
 			for len(b.recs) < batchRecords {
 				r, err := d.Next()
@@ -132,9 +143,16 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 					b.err = err
 					break
 				}
-				b.recs = append(b.recs, *r)
+				if n := len(b.recs); r.Kind == Cost && n > 0 {
+					if p := &b.recs[n-1]; p.Kind == Cost && p.Fn == r.Fn && p.File == r.File && p.Obj == r.Obj {
+						add(b.costs[(n-1)*ne:n*ne], r.Costs)
+						p.Lines++
+						continue
+					}
+				}
+				b.recs = append(b.recs, batchRecord{Kind: r.Kind, Obj: r.Obj, File: r.File, Fn: r.Fn,
+					CObj: r.CObj, CFile: r.CFile, CFn: r.CFn, Lines: 1, Line: r.Line, Instr: r.Instr, Count: r.Count})
 				b.costs = append(b.costs, r.Costs...)
-				b.recs[len(b.recs)-1].Costs = nil
 			}
 			out <- b
 			if b.err != nil {
@@ -146,11 +164,11 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 }
 
 // apply adds one record charged to function cur.
-func (t *Table) apply(r *Record, costs []int64, cur int32) {
+func (t *Table) apply(r *batchRecord, costs []int64, cur int32) {
 	ne := len(t.Events)
 	switch r.Kind {
 	case Cost:
-		t.CostLines++
+		t.CostLines += int64(r.Lines)
 		add(t.costs[int(cur)*3*ne:], costs)
 	case Call:
 		t.CallLines++

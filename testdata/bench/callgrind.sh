@@ -47,5 +47,5 @@ if [ "${LINES:-0}" = 1 ]; then
 	t0=$(ms); tail -n 1 "$m/lines.csv" > /dev/null; t1=$(ms)
 	echo "tail -n 1 lines.csv: $(el $t0 $t1)"
 fi
-kill -TERM $pid; wait $pid || true
+kill -TERM $(pgrep -P $pid) 2>/dev/null || kill -TERM $pid; wait $pid || true
 grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'

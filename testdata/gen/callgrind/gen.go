@@ -84,7 +84,8 @@ type writer struct {
 	totals  []uint64
 	buf     []byte
 
-	lastFile string // the current fl/fi file, "" at the start of a block
+	lastFile string // the current fl= file
+	lastObj  string
 	instr    uint64
 	line     int64
 }
@@ -180,16 +181,24 @@ func (g *writer) costs(self bool, scale int) {
 func (g *writer) block() {
 	f := g.rnd.Intn(g.c.Functions)
 	g.write([]byte{'\n'})
-	g.name(0, "ob", g.objName(f))
-	g.name(1, "fl", g.fileName(f))
+	// Like valgrind: ob= and fl= only when they change.
+	if g.objName(f) != g.lastObj {
+		g.name(0, "ob", g.objName(f))
+		g.lastObj = g.objName(f)
+	}
+	if g.fileName(f) != g.lastFile {
+		g.name(1, "fl", g.fileName(f))
+		g.lastFile = g.fileName(f)
+	}
 	g.name(2, "fn", g.fnName(f))
 	base := int64(10 + 20*f)
 	addr := uint64(0x400000 + 0x100*f)
-	n := 1 + g.rnd.Intn(6)
+	// valgrind's blocks hold ~25 lines, ~7% of them calls.
+	n := 1 + g.rnd.Intn(48)
 	for k := 0; k < n; k++ {
 		line := base + int64(g.rnd.Intn(12))
 		addr += uint64(g.rnd.Intn(8))
-		switch r := g.rnd.Intn(10); {
+		switch r := g.rnd.Intn(28); {
 		case r < 2 && g.c.Functions > 1:
 			// A static call graph: each function calls three others, each
 			// from its own line.
