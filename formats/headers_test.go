@@ -37,11 +37,17 @@ var csvHeaders = map[string]string{
 	"*/cct.csv":           "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,",
 	"*/trace.csv":         "time,node_id,lm_id,load_module,ip",
 	// webgrind
-	"functions.csv":           "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct",
-	"calls.csv":               "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct",
-	"functions/*/callers.csv": "caller_nr,caller,line,call_count,call_cost,call_cost_pct",
-	"functions/*/callees.csv": "callee_nr,callee,line,call_count,call_cost,call_cost_pct",
-	"invocations.csv":         "nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line",
+	"functions.csv@webgrind":           "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct",
+	"calls.csv@webgrind":               "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callers.csv@webgrind": "caller_nr,caller,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callees.csv@webgrind": "callee_nr,callee,line,call_count,call_cost,call_cost_pct",
+	"invocations.csv":                  "nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line",
+	// callgrind (issue 13), for a file with the one event "Instructions"
+	"functions.csv@callgrind":           "nr,function,file,object,call_count,self_Instructions,inclusive_Instructions",
+	"calls.csv@callgrind":               "caller_nr,caller,caller_file,callee_nr,callee,callee_file,line,call_count,inclusive_Instructions",
+	"functions/*/callers.csv@callgrind": "caller_nr,caller,caller_file,line,call_count,inclusive_Instructions",
+	"functions/*/callees.csv@callgrind": "callee_nr,callee,callee_file,line,call_count,inclusive_Instructions",
+	"lines.csv@callgrind":               "file,line,function,object,Instructions",
 	// DCPI
 	"images.csv":    "profile,image,path,event,period,epoch,samples,pct,cum_pct",
 	"*/samples.csv": "address,offset,count,pct,cum_pct",
@@ -72,6 +78,7 @@ func headerSources(t *testing.T) []string {
 		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
 		testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"),
 		wg4, dcpiDir,
+		testdata.Corpus(t, "callgrind", "speedscope-samples", "callgrind.example.log"),
 	}
 }
 
