@@ -162,6 +162,11 @@ func (d *Decoder) Next() (*Record, error) {
 		return nil, io.EOF
 	}
 	for {
+		if d.pend == 0 && d.st.Fn != None {
+			if r := d.fastCost(); r != nil {
+				return r, nil
+			}
+		}
 		line, off, term, tooLong, ok := d.lr.next()
 		if !ok {
 			d.done = true
@@ -191,6 +196,142 @@ func (d *Decoder) Next() (*Record, error) {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// fastCost decodes a plain cost line straight from the read buffer, in
+// one pass: decimal or relative subpositions (hex instruction addresses
+// too), decimal costs, a newline. Anything else, or a line not wholly
+// buffered, returns nil without consuming input, and the general path
+// takes the line.
+func (d *Decoder) fastCost() *Record {
+	lr := d.lr
+	buf := lr.buf[lr.start:lr.end]
+	if len(buf) == 0 {
+		return nil
+	}
+	if c := buf[0]; !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*') {
+		return nil
+	}
+	i := 0
+	instr, ln := d.st.Instr, d.st.Line
+	for p := 0; p < 2; p++ {
+		if p == 0 && d.st.NoInstr || p == 1 && d.st.NoLine {
+			continue
+		}
+		base := ln
+		if p == 0 {
+			base = int64(instr)
+		}
+		if i >= len(buf) {
+			return nil
+		}
+		var v int64
+		switch c := buf[i]; {
+		case c == '*':
+			v = base
+			i++
+		case c == '+' || c == '-':
+			i++
+			j := i
+			var n int64
+			for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
+				n = n*10 + int64(buf[i]-'0')
+				i++
+			}
+			if i == j {
+				return nil
+			}
+			if c == '+' {
+				v = base + n
+			} else {
+				v = base - n
+			}
+		case c == '0' && i+1 < len(buf) && buf[i+1] == 'x':
+			i += 2
+			j := i
+			var n uint64
+			for i < len(buf) && i-j < 16 {
+				c := buf[i]
+				switch {
+				case c >= '0' && c <= '9':
+					n = n<<4 | uint64(c-'0')
+				case c >= 'a' && c <= 'f':
+					n = n<<4 | uint64(c-'a'+10)
+				default:
+					goto hexDone
+				}
+				i++
+			}
+		hexDone:
+			if i == j {
+				return nil
+			}
+			v = int64(n)
+		case c >= '0' && c <= '9':
+			j := i
+			for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
+				v = v*10 + int64(buf[i]-'0')
+				i++
+			}
+		default:
+			return nil
+		}
+		if i >= len(buf) || buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' {
+			return nil
+		}
+		if p == 0 {
+			instr = uint64(v)
+		} else {
+			ln = v
+		}
+	}
+	if d.st.NoInstr && d.st.NoLine {
+		return nil
+	}
+	k := 0
+	costs := d.costs
+	for {
+		for i < len(buf) && (buf[i] == ' ' || buf[i] == '\t') {
+			i++
+		}
+		if i >= len(buf) {
+			return nil
+		}
+		if buf[i] == '\n' {
+			break
+		}
+		if k >= len(costs) {
+			return nil
+		}
+		j := i
+		var v int64
+		for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
+			v = v*10 + int64(buf[i]-'0')
+			i++
+		}
+		if i == j || i >= len(buf) || buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' {
+			return nil
+		}
+		costs[k] = v
+		k++
+	}
+	for ; k < len(costs); k++ {
+		costs[k] = 0
+	}
+	off := lr.off
+	lr.start += i + 1
+	lr.off += int64(i + 1)
+	d.st.Instr, d.st.Line = instr, ln
+	r := &d.rec
+	r.Kind, r.Off, r.Obj, r.File, r.Fn, r.Instr, r.Line = Cost, off, d.st.Obj, d.st.File, d.st.Fn, instr, ln
+	r.CObj, r.CFile, r.CFn, r.Count, r.Followed = None, None, None, 0, 0
+	if r.File == None {
+		r.File = 0
+	}
+	if r.Obj == None {
+		r.Obj = 0
+	}
+	return r
+}
 
 // line interprets one line; it returns a record when the line completes one.
 func (d *Decoder) line(line []byte, off int64) *Record {
@@ -336,6 +477,23 @@ func joinFields(f []string) string {
 func (d *Decoder) name(kind int, val []byte, off int64) int32 {
 	for len(val) > 0 && isSpace(val[0]) {
 		val = val[1:]
+	}
+	if len(val) >= 3 && val[0] == '(' && val[1] >= '0' && val[1] <= '9' {
+		// Fast path: "(id)" alone, a reference.
+		var id int64
+		i := 1
+		for i < len(val) && i < 12 && val[i] >= '0' && val[i] <= '9' {
+			id = id*10 + int64(val[i]-'0')
+			i++
+		}
+		if i == len(val)-1 && val[i] == ')' {
+			n, ok := d.names.lookup(kind, id, off)
+			if !ok {
+				d.report(off, "compressed name used before its definition", string(val))
+				return 0
+			}
+			return n
+		}
 	}
 	if len(val) >= 2 && val[0] == '(' && val[1] >= '0' && val[1] <= '9' {
 		end := bytes.IndexByte(val, ')')
