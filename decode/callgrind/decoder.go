@@ -89,6 +89,9 @@ type Record struct {
 	CObj, CFile, CFn int32
 	Count            uint64 // calls; executed jumps
 	Followed         uint64 // CondJump: jumps taken
+	// Lines is the number of cost lines summed into a Cost record: 1,
+	// unless the decoder sums runs of cost lines (Summarize does).
+	Lines int32
 }
 
 // A Decoder reads the records of a profile body.
@@ -110,6 +113,8 @@ type Decoder struct {
 	pendOff                 int64
 	jFile, jFn              int32
 	warned                  map[string]bool
+	sumRuns                 bool
+	acc                     []int64
 	done                    bool
 	// Parts counts part headers met in the body (a file holds one part or more).
 	Parts int
@@ -164,6 +169,17 @@ func (d *Decoder) Next() (*Record, error) {
 	for {
 		if d.pend == 0 && d.st.Fn != None {
 			if r := d.fastCost(); r != nil {
+				r.Lines = 1
+				if d.sumRuns {
+					// The following plain cost lines belong to the same
+					// function: sum them into one record.
+					copy(d.acc, r.Costs)
+					for d.fastCost() != nil {
+						add(d.acc, d.costs)
+						r.Lines++
+					}
+					copy(d.costs, d.acc)
+				}
 				return r, nil
 			}
 		}
@@ -593,7 +609,7 @@ func (d *Decoder) costLine(line []byte, off int64) *Record {
 	d.pend = 0
 	r := &d.rec
 	r.Off, r.Obj, r.File, r.Fn, r.Instr, r.Line = off, d.st.Obj, d.st.File, d.st.Fn, instr, ln
-	r.CObj, r.CFile, r.CFn, r.Count, r.Followed = None, None, None, 0, 0
+	r.CObj, r.CFile, r.CFn, r.Count, r.Followed, r.Lines = None, None, None, 0, 0, 1
 	if d.st.Fn == None {
 		d.reportOnce(off, "cost before any fn= line: charged to an unnamed function", nil)
 		r.Fn = 0

@@ -71,6 +71,7 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 	d := f.NewDecoder(t.Names, f.StartState())
 	d.header = &t.Header
 	d.OnProblem = onProblem
+	d.sumRuns, d.acc = true, make([]int64, len(t.Events))
 	ne := len(t.Events)
 	cur := int32(-1)
 	var curFile, curFn int32 = -2, -2
@@ -146,12 +147,12 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 				if n := len(b.recs); r.Kind == Cost && n > 0 {
 					if p := &b.recs[n-1]; p.Kind == Cost && p.Fn == r.Fn && p.File == r.File && p.Obj == r.Obj {
 						add(b.costs[(n-1)*ne:n*ne], r.Costs)
-						p.Lines++
+						p.Lines += r.Lines
 						continue
 					}
 				}
 				b.recs = append(b.recs, batchRecord{Kind: r.Kind, Obj: r.Obj, File: r.File, Fn: r.Fn,
-					CObj: r.CObj, CFile: r.CFile, CFn: r.CFn, Lines: 1, Line: r.Line, Instr: r.Instr, Count: r.Count})
+					CObj: r.CObj, CFile: r.CFile, CFn: r.CFn, Lines: r.Lines, Line: r.Line, Instr: r.Instr, Count: r.Count})
 				b.costs = append(b.costs, r.Costs...)
 			}
 			out <- b
