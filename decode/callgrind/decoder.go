@@ -174,9 +174,16 @@ func (d *Decoder) Next() (*Record, error) {
 					// The following plain cost lines belong to the same
 					// function: sum them into one record.
 					copy(d.acc, r.Costs)
-					for d.fastCost() != nil {
-						add(d.acc, d.costs)
-						r.Lines++
+					for {
+						n := d.sumLineRun(d.acc)
+						if n == 0 {
+							if d.fastCost() == nil {
+								break
+							}
+							add(d.acc, d.costs)
+							n = 1
+						}
+						r.Lines += n
 					}
 					copy(d.costs, d.acc)
 				}
@@ -212,6 +219,99 @@ func (d *Decoder) Next() (*Record, error) {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// sumLineRun adds the costs of the plain cost lines that follow, as far
+// as they are buffered, to acc, for files whose positions are "line":
+// the full pass's inner loop. It returns how many lines it took; it stops
+// without consuming at anything fastCost would not take.
+func (d *Decoder) sumLineRun(acc []int64) int32 {
+	if !d.st.NoInstr || d.st.NoLine || len(acc) > 16 {
+		return 0
+	}
+	lr := d.lr
+	buf := lr.buf[lr.start:lr.end]
+	ln := d.st.Line
+	var tmp [16]int64
+	ne := len(acc)
+	i := 0
+	var lines int32
+	for i < len(buf) {
+		j := i
+		var v int64
+		switch c := buf[j]; {
+		case c == '*':
+			v = ln
+			j++
+		case c == '+' || c == '-':
+			j++
+			s := j
+			var n int64
+			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
+				n = n*10 + int64(buf[j]-'0')
+				j++
+			}
+			if j == s {
+				return d.commitRun(i, ln, lines)
+			}
+			if c == '+' {
+				v = ln + n
+			} else {
+				v = ln - n
+			}
+		case c >= '0' && c <= '9':
+			s := j
+			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
+				v = v*10 + int64(buf[j]-'0')
+				j++
+			}
+			if j < len(buf) && buf[j] == 'x' {
+				return d.commitRun(i, ln, lines)
+			}
+		default:
+			return d.commitRun(i, ln, lines)
+		}
+		k := 0
+		for {
+			for j < len(buf) && buf[j] == ' ' {
+				j++
+			}
+			if j >= len(buf) {
+				return d.commitRun(i, ln, lines)
+			}
+			if buf[j] == '\n' {
+				break
+			}
+			if k >= ne || j > 0 && buf[j-1] != ' ' {
+				return d.commitRun(i, ln, lines)
+			}
+			s := j
+			var x int64
+			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
+				x = x*10 + int64(buf[j]-'0')
+				j++
+			}
+			if j == s {
+				return d.commitRun(i, ln, lines)
+			}
+			tmp[k] = x
+			k++
+		}
+		for q := 0; q < k; q++ {
+			acc[q] += tmp[q]
+		}
+		ln = v
+		i = j + 1
+		lines++
+	}
+	return d.commitRun(i, ln, lines)
+}
+
+func (d *Decoder) commitRun(n int, line int64, lines int32) int32 {
+	d.lr.start += n
+	d.lr.off += int64(n)
+	d.st.Line = line
+	return lines
+}
 
 // fastCost decodes a plain cost line straight from the read buffer, in
 // one pass: decimal or relative subpositions (hex instruction addresses
