@@ -36,7 +36,7 @@ func TestGenerated(t *testing.T) {
 				if len(problems) > 0 || tab.Err != nil {
 					t.Fatalf("problems %q, err %v", problems, tab.Err)
 				}
-				if fmt.Sprint(tab.Sum()) != fmt.Sprint(tab.Header.Totals) {
+				if fmt.Sprint(tab.Sum()) != fmt.Sprint(tab.Header.Totals) || fmt.Sprint(tab.LineTotals) != fmt.Sprint(tab.Header.Totals) {
 					t.Errorf("sum of self %v, totals %v", tab.Sum(), tab.Header.Totals)
 				}
 				if c.Jumps && tab.JumpLines == 0 || tab.CallLines == 0 {
@@ -134,5 +134,23 @@ func TestMerge(t *testing.T) {
 	}
 	if calls != mcalls {
 		t.Errorf("merged calls %d, want %d", mcalls, calls)
+	}
+}
+
+// TestParts reads a file of two parts (valgrind --combine-dumps=yes):
+// costs, totals: lines and parts add up.
+func TestParts(t *testing.T) {
+	in := "# callgrind format\nversion: 1\npart: 1\nevents: A B\nfl=(1) a.c\nfn=(1) f\n1 5 1\ntotals: 5 1\n\npart: 2\nevents: A B\nfl=(1)\nfn=(1)\n2 7\ncfn=(2) g\ncalls=0 9\n* 100\ntotals: 7\n"
+	tab, problems := summarize(t, []byte(in))
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	if tab.Parts != 2 || fmt.Sprint(tab.Header.Totals) != "[12 1]" || fmt.Sprint(tab.LineTotals) != "[12 1]" {
+		t.Errorf("parts %d, totals %v, cost lines %v", tab.Parts, tab.Header.Totals, tab.LineTotals)
+	}
+	// calls=0 (a call still running at the dump) is the caller's self cost,
+	// as callgrind_annotate counts it.
+	if fmt.Sprint(tab.Self(0)) != "[112 1]" || tab.Funcs[1].Called {
+		t.Errorf("self %v, callee called %v", tab.Self(0), tab.Funcs[1].Called)
 	}
 }

@@ -556,13 +556,29 @@ func (d *Decoder) headerLine(line []byte, off int64) {
 	key, val, _ := bytes.Cut(line, []byte(":"))
 	switch string(bytes.TrimSpace(key)) {
 	case "summary", "totals":
-		if d.header != nil {
-			if err := d.header.set(line, off); err != nil && d.OnProblem != nil {
-				d.OnProblem(err)
+		// Each part of a file has its own: they add up.
+		if d.header == nil {
+			return
+		}
+		c, err := parseCostList(string(val))
+		if err != nil {
+			d.report(off, "bad "+string(bytes.TrimSpace(key))+": line", string(line))
+			return
+		}
+		dst := &d.header.Totals
+		if string(bytes.TrimSpace(key)) == "summary" {
+			dst = &d.header.Summary
+		}
+		for i, v := range c {
+			if i < len(*dst) {
+				(*dst)[i] += v
+			} else {
+				*dst = append(*dst, v)
 			}
 		}
-	case "part", "thread", "pid":
+	case "part":
 		d.Parts++
+	case "thread", "pid":
 	case "positions":
 		var h Header
 		h.set(line, off)

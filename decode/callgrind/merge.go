@@ -22,6 +22,7 @@ func Merge(tables []*Table) *Table {
 	}
 	m.Header.Events = m.Events
 	ne := len(m.Events)
+	m.LineTotals = make([]int64, ne)
 	for _, t := range tables {
 		tne := len(t.Events)
 		col := make([]int, tne)
@@ -59,6 +60,9 @@ func Merge(tables []*Table) *Table {
 			for c, v := range t.EdgeCost(i) {
 				m.edgeCosts[int(x)*ne+col[c]] += v
 			}
+		}
+		for k, v := range t.LineTotals {
+			m.LineTotals[col[k]] += v
 		}
 		m.CostLines += t.CostLines
 		m.CallLines += t.CallLines

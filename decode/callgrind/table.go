@@ -37,6 +37,9 @@ type Table struct {
 	fnIndex   map[uint64]int32
 	byName    []int32 // name -> a function of that name, -1 if none yet
 	edgeIndex map[edgeKey]int32
+	// LineTotals is the sum of all cost lines per event: what a totals:
+	// line states. (Self costs also hold calls=0 costs.)
+	LineTotals []int64
 	// CostLines, CallLines and JumpLines count the records.
 	CostLines, CallLines, JumpLines int64
 	Parts                           int
@@ -66,6 +69,7 @@ func EdgeStateBytes(events int) int { return 40 + 8*events + 64 }
 func (f *File) Summarize(onProblem func(error)) *Table {
 	t := &Table{Names: newNames(), Events: f.Header.Events, Header: f.Header,
 		fnIndex: map[uint64]int32{}, edgeIndex: map[edgeKey]int32{}}
+	t.LineTotals = make([]int64, len(t.Events))
 	t.Header.Summary = append([]int64(nil), f.Header.Summary...)
 	t.Header.Totals = append([]int64(nil), f.Header.Totals...)
 	d := f.NewDecoder(t.Names, f.StartState())
@@ -171,6 +175,7 @@ func (t *Table) apply(r *batchRecord, costs []int64, cur int32) {
 	case Cost:
 		t.CostLines += int64(r.Lines)
 		add(t.costs[int(cur)*3*ne:], costs)
+		add(t.LineTotals, costs)
 	case Call:
 		t.CallLines++
 		callee := t.fn(r.CFile, r.CFn)

@@ -75,10 +75,11 @@ func (p *profile) headerText() []byte {
 	b = appendKV(b, "call_lines", strconv.FormatInt(t.CallLines, 10))
 	b = appendKV(b, "jump_lines", strconv.FormatInt(t.JumpLines, 10))
 	b = appendList(b, "sum_of_self_costs", t.Sum())
+	b = appendList(b, "sum_of_cost_lines", t.LineTotals)
 	b = appendKV(b, "table_bytes", fmt.Sprintf("%d (%d per function, %d per call edge, plus names)",
 		t.Bytes(), cg.FuncStateBytes(len(t.Events)), cg.EdgeStateBytes(len(t.Events))))
 	if h.Totals != nil {
-		b = appendKV(b, "totals_check", check(t.Sum(), h.Totals))
+		b = appendKV(b, "totals_check", check(t.LineTotals, h.Totals))
 	}
 	if t.Err != nil {
 		b = appendKV(b, "stopped", t.Err.Error())
