@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/testdata"
 	"github.com/hpcfs/hpcfs/testdata/lotest"
@@ -85,6 +86,9 @@ func TestCallgrindDirectory(t *testing.T) {
 	readme := string(mustReadFile(t, filepath.Join(mnt, "README.txt")))
 	if !strings.Contains(readme, "part 3") || !strings.Contains(readme, "sum/") {
 		t.Errorf("README.txt:\n%s", readme)
+	}
+	if err := fstest.TestFS(os.DirFS(mnt), "sum/functions.csv", "sum/calls.csv", "sum/header.txt", "callgrind.out.parts.2/lines.csv", "README.txt"); err != nil {
+		t.Fatal(err)
 	}
 	// 4 profiles, sum/, README.txt, _errors.txt, raw/
 	if des, _ := os.ReadDir(mnt); len(des) != 8 {
