@@ -85,7 +85,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	src := vfs.NewSource("callgrind", version(f), path)
 	src.OnClose(f)
-	p := newProfile(f, "", src.Errors)
+	p := newProfile(f, path, "", src.Errors)
 	p.build(src.Root, true)
 	src.Root.AddFile("README.txt", render.Static([]byte(p.readme(path))))
 	src.AddInfo("creator", f.Header.Creator)
@@ -123,7 +123,7 @@ func openDir(dir string) (*vfs.Source, error) {
 	}
 	dirNames := vfs.UniqueNames(opened)
 	for i, p := range profiles {
-		*p = *newProfile(p.f, dirNames[i]+"/", src.Errors)
+		*p = *newProfile(p.f, filepath.Join(dir, opened[i]), dirNames[i]+"/", src.Errors)
 		sub := src.Root.AddDir(dirNames[i])
 		p.build(sub, true)
 		sub.AddFile("README.txt", render.Static([]byte(p.readme(filepath.Join(dir, opened[i])))))

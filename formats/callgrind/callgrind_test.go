@@ -13,6 +13,7 @@ import (
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 )
@@ -217,5 +218,37 @@ func TestMounted(t *testing.T) {
 	orig, _ := os.ReadFile(path)
 	if !bytes.Equal(raw, orig) {
 		t.Fatal("raw/ differs from the original")
+	}
+}
+
+// TestIndexedLines sizes lines.csv on one open with an index directory,
+// then reads it through a second open that loads the index: same bytes.
+func TestIndexedLines(t *testing.T) {
+	render.SetIndexDir(t.TempDir())
+	defer render.SetIndexDir("")
+	b := gen.Bytes(gen.Config{Seed: 9, Functions: 40, Records: 3000, Instr: true, Inline: true, Events: 2})
+	path := filepath.Join(t.TempDir(), "callgrind.out.idx")
+	os.WriteFile(path, b, 0o644)
+	var want []byte
+	for round := 0; round < 2; round++ {
+		src, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readFS(t, src.FS(), "lines.csv")
+		if round == 0 {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Fatal("lines.csv from the index differs")
+		}
+		if err := fstest.TestFS(src.FS(), "lines.csv"); err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+	}
+	var g linesGen
+	st := cg.State{Off: 12345, Obj: 3, FnFile: 4, File: 5, Fn: 6, CObj: -1, CFile: -1, CFn: 7, Instr: 0x401000, Line: -2, NoLine: true}
+	if back, err := g.DecodeState(g.EncodeState(st)); err != nil || back != st {
+		t.Fatalf("state round trip: %v %v", back, err)
 	}
 }

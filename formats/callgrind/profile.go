@@ -46,11 +46,12 @@ func (m *model) reporter(view string) func(error) { return m.errs.Reporter(m.pre
 // A profile is one opened file.
 type profile struct {
 	model
-	f *cg.File
+	f    *cg.File
+	path string
 }
 
-func newProfile(f *cg.File, prefix string, errs *vfs.Errors) *profile {
-	p := &profile{f: f}
+func newProfile(f *cg.File, path, prefix string, errs *vfs.Errors) *profile {
+	p := &profile{f: f, path: path}
 	p.prefix, p.errs = prefix, errs
 	for _, err := range f.Problems {
 		errs.Report(prefix+"header.txt", err)
@@ -100,7 +101,7 @@ func (m *model) build(dir *vfs.Dir, withFile bool) {
 func (p *profile) build(dir *vfs.Dir, _ bool) {
 	p.model.build(dir, true)
 	dir.AddFile("header.txt", render.Bytes(func() ([]byte, error) { return p.headerText(), nil }, nil))
-	dir.AddFile("lines.csv", render.Stream(render.GeneratorFunc(p.linesCSV), p.reporter("lines.csv")))
+	dir.AddFile("lines.csv", render.IndexedStream(linesGen{p}, indexKey("lines.csv", p.path), p.reporter("lines.csv")))
 }
 
 // functionDirs lists functions/<nr>-<name>/ with callers.csv and callees.csv.
