@@ -313,3 +313,34 @@ func TestWebgrindOracle(t *testing.T) {
 		})
 	}
 }
+
+// TestGzipTwins decodes the gzip copies of corpus files to the same tables
+// as the plain files.
+func TestGzipTwins(t *testing.T) {
+	for _, c := range []corpusFile{
+		{"valgrind-3.19-generated", "callgrind.out.default"},
+		{"xdebug-3.2.0-generated", "cachegrind.out.12174"},
+	} {
+		dir := testdata.Corpus(t, "callgrind", c.set)
+		var dumps [2]string
+		for k, name := range []string{c.name, c.name + ".gz"} {
+			f, err := callgrind.Open(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := f.Summarize(nil)
+			f.Close()
+			var b strings.Builder
+			for i := range tab.Funcs {
+				fmt.Fprintln(&b, key(tab, i), tab.Self(i), tab.Inclusive(i), tab.Funcs[i].Calls)
+			}
+			for i, e := range tab.Edges {
+				fmt.Fprintln(&b, e.Caller, e.Callee, e.Line, e.Count, tab.EdgeCost(i))
+			}
+			dumps[k] = b.String()
+		}
+		if dumps[0] != dumps[1] || len(dumps[0]) < 1000 {
+			t.Errorf("%s: gzip copy decodes differently", c.name)
+		}
+	}
+}
