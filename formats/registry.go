@@ -98,10 +98,10 @@ func openFolder(path string) *vfs.Source {
 	if len(subs) == 0 {
 		return nil
 	}
-	src := vfs.NewSource("folder", fmt.Sprintf("%d sources", len(subs)), path)
-	src.Summary = fmt.Sprintf("a folder of %d sources", len(subs))
+	src := vfs.NewSource("folder", vfs.Count(len(subs), "source"), path)
+	src.Summary = "a folder of " + vfs.Count(len(subs), "source")
 	var readme strings.Builder
-	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %d sources, one subdirectory each:\n\n", path, len(subs))
+	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %s, one subdirectory each:\n\n", path, vfs.Count(len(subs), "source"))
 	for i, s := range subs {
 		name := vfs.SafeName(names[i])
 		src.Root.Add(name, s.Root)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -71,7 +72,7 @@ func readme(src string, isDir bool, profiles []*profile, skipped []string) []byt
 	var b strings.Builder
 	fmt.Fprintf(&b, "hpcfs mount of %s\n\n", src)
 	if isDir {
-		fmt.Fprintf(&b, "Format: a directory of DCPI profile files (dcpiformat(4)); %d profiles", len(profiles))
+		fmt.Fprintf(&b, "Format: a directory of DCPI profile files (dcpiformat(4)); %s", vfs.Count(len(profiles), "profile"))
 		if len(skipped) > 0 {
 			fmt.Fprintf(&b, ", %d other files not shown (see raw/)", len(skipped))
 		}

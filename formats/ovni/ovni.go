@@ -44,7 +44,8 @@ func detect(path string) (string, bool) {
 	if procs == 0 {
 		return "", false
 	}
-	return fmt.Sprintf("ovni trace: %d looms, %d processes, %d thread streams", len(tr.Looms), procs, streams), true
+	return "ovni trace: " + vfs.Count(len(tr.Looms), "loom") + ", " + vfs.Count(procs, "process") + ", " +
+		vfs.Count(streams, "thread stream"), true
 }
 
 // A thread is one stream of the trace, opened on first use.
@@ -273,7 +274,8 @@ func (t *trace) readme() ([]byte, error) {
 	var b strings.Builder
 	variant := t.variant()
 	fmt.Fprintf(&b, "hpcfs: ovni trace %s\n\nFormat: ovni trace, %s.\n", t.tr.Dir, variant)
-	fmt.Fprintf(&b, "%d looms, %d thread streams. Clocks are nanoseconds as recorded by libovni\n", len(t.tr.Looms), len(t.threads))
+	fmt.Fprintf(&b, "%s, %s. Clocks are nanoseconds as recorded by libovni\n",
+		vfs.Count(len(t.tr.Looms), "loom"), vfs.Count(len(t.threads), "thread stream"))
 	b.WriteString(`(CLOCK_MONOTONIC unless built otherwise); stream fields are read little-endian.
 
 Files

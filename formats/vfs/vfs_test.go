@@ -76,3 +76,18 @@ func TestSafeNames(t *testing.T) {
 		t.Fatalf("UniqueNames = %q, want %q", got, want)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{1, "loom", "1 loom"}, {0, "loom", "0 looms"}, {2, "source", "2 sources"},
+		{1, "process", "1 process"}, {3, "process", "3 processes"},
+	} {
+		if got := vfs.Count(c.n, c.noun); got != c.want {
+			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}

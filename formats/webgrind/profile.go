@@ -292,7 +292,7 @@ func (p *profile) headerText() []byte {
 func (p *profile) readme(path string) string {
 	var b strings.Builder
 	v := p.f.Version
-	fmt.Fprintf(&b, "hpcfs mount of %s\n\nwebgrind preprocessed callgrind file, format version %d, %d functions.\n", path, v, p.f.NumFunctions())
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nwebgrind preprocessed callgrind file, format version %d, %s.\n", path, v, vfs.Count(p.f.NumFunctions(), "function"))
 	fmt.Fprintf(&b, "Units: %s.\nPercentages are of the summary header (%s), with 2 decimals as webgrind shows them;\n\"0.00\" when the summary is 0.\n\n",
 		p.units(), render.FormatFloat(p.hdr.Summary))
 	b.WriteString(`header.txt        format version, function count, header lines as stored, then runs and summary

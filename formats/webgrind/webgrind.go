@@ -192,7 +192,7 @@ func dirReadme(dir string, names, dirNames []string, ps []*profile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hpcfs mount of %s\n\nA webgrind storage directory: %d preprocessed callgrind files, one subdirectory each\n(its own README.txt explains the views):\n\n", dir, len(ps))
 	for i, p := range ps {
-		fmt.Fprintf(&b, "  %s/  %s (format version %d, %d functions)\n", dirNames[i], names[i], p.f.Version, p.f.NumFunctions())
+		fmt.Fprintf(&b, "  %s/  %s (format version %d, %s)\n", dirNames[i], names[i], p.f.Version, vfs.Count(p.f.NumFunctions(), "function"))
 	}
 	b.WriteString("\nfiles.csv     one row per file: file, directory, format_version, size_bytes, function_count,\n" +
 		"              runs, summary, events, cmd\n_errors.txt   decode problems found so far, prefixed by the subdirectory\nraw/          the original files\n")
