@@ -5,9 +5,7 @@ package formats
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hpcfs/hpcfs/formats/callgrind"
@@ -33,7 +31,8 @@ var All = []vfs.Format{
 var ErrUnknown = errors.New("no supported format")
 
 // Detect returns the format of the source at path and a one-line summary
-// of what it found.
+// of what it found. Every format is asked first; only a source none of
+// them reads is described by what it looks like.
 func Detect(path string) (vfs.Format, string, error) {
 	if _, err := os.Stat(path); err != nil {
 		return vfs.Format{}, "", err
@@ -43,8 +42,18 @@ func Detect(path string) (vfs.Format, string, error) {
 			return f, summary, nil
 		}
 	}
-	return vfs.Format{}, "", fmt.Errorf("%s: %w found; hpcfs reads %s", path, ErrUnknown, Supported())
+	return vfs.Format{}, "", &unknownError{path, describe(path)}
 }
+
+// unknownError is ErrUnknown with what the source looks like, in one
+// short line.
+type unknownError struct{ path, what string }
+
+func (e *unknownError) Error() string {
+	return e.path + ": " + e.what + " (`hpcfs formats` lists what hpcfs reads)"
+}
+
+func (e *unknownError) Unwrap() error { return ErrUnknown }
 
 // Supported lists, in one line, what hpcfs reads.
 func Supported() string {
@@ -56,8 +65,8 @@ func Supported() string {
 }
 
 // Open detects and opens the source at path. A directory that is no
-// source itself but holds sources (a results folder) opens as one
-// subdirectory per detected source.
+// source itself but holds sources (a results folder, subfolders included)
+// opens with each source at its relative path.
 func Open(path string) (*vfs.Source, error) {
 	f, summary, err := Detect(path)
 	if err == nil {
@@ -74,42 +83,4 @@ func Open(path string) (*vfs.Source, error) {
 		return src, nil
 	}
 	return nil, err
-}
-
-func openFolder(path string) *vfs.Source {
-	des, err := os.ReadDir(path)
-	if err != nil {
-		return nil
-	}
-	var subs []*vfs.Source
-	var names []string
-	for _, de := range des {
-		p := filepath.Join(path, de.Name())
-		for _, f := range All {
-			if _, ok := f.Detect(p); ok {
-				if s, err := f.Open(p); err == nil {
-					subs = append(subs, s)
-					names = append(names, de.Name())
-				}
-				break
-			}
-		}
-	}
-	if len(subs) == 0 {
-		return nil
-	}
-	src := vfs.NewSource("folder", vfs.Count(len(subs), "source"), path)
-	src.Summary = "a folder of " + vfs.Count(len(subs), "source")
-	var readme strings.Builder
-	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %s, one subdirectory each:\n\n", path, vfs.Count(len(subs), "source"))
-	for i, s := range subs {
-		name := vfs.SafeName(names[i])
-		src.Root.Add(name, s.Root)
-		src.OnClose(s)
-		src.AddInfo(name, s.Format+" "+s.Version)
-		fmt.Fprintf(&readme, "  %s/  %s %s\n", name, s.Format, s.Version)
-	}
-	readme.WriteString("\nEach subdirectory has its own README.txt and _errors.txt.\n")
-	src.Root.AddFile("README.txt", renderStatic(readme.String()))
-	return src
 }

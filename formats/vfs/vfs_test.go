@@ -84,7 +84,7 @@ func TestCount(t *testing.T) {
 		want string
 	}{
 		{1, "loom", "1 loom"}, {0, "loom", "0 looms"}, {2, "source", "2 sources"},
-		{1, "process", "1 process"}, {3, "process", "3 processes"},
+		{1, "process", "1 process"}, {3, "process", "3 processes"}, {2, "entry", "2 entries"},
 	} {
 		if got := vfs.Count(c.n, c.noun); got != c.want {
 			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)

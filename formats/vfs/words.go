@@ -12,6 +12,9 @@ func Count(n int, noun string) string {
 	if n == 1 {
 		return s
 	}
+	if strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey") {
+		return s[:len(s)-1] + "ies"
+	}
 	for _, end := range []string{"s", "sh", "ch", "x"} {
 		if strings.HasSuffix(noun, end) {
 			return s + "es"
