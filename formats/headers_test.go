@@ -127,6 +127,32 @@ func TestCSVHeaders(t *testing.T) {
 	}
 }
 
+// TestREADMEWidth checks that every README.txt of a source of each format
+// fits in 100 columns.
+func TestREADMEWidth(t *testing.T) {
+	for _, source := range headerSources(t) {
+		src, err := Open(source)
+		if err != nil {
+			t.Fatalf("%s: %v", source, err)
+		}
+		fsys := src.FS()
+		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if d != nil && d.IsDir() && p == "raw" {
+				return fs.SkipDir
+			}
+			if err == nil && path.Base(p) == "README.txt" {
+				b, err := fs.ReadFile(fsys, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkLineWidth(t, src.Format+" "+p, string(b))
+			}
+			return nil
+		})
+		src.Close()
+	}
+}
+
 func firstLine(t *testing.T, fsys fs.FS, p string) string {
 	f, err := fsys.Open(p)
 	if err != nil {

@@ -161,7 +161,8 @@ func (p *profile) readme(path string) string {
 functions.csv   nr,function,file,object,call_count,self_<event>...,inclusive_<event>...
                 one row per function, in order of first appearance
 calls.csv       caller_nr,caller,caller_file,callee_nr,callee,callee_file,line,[instr,]call_count,
-                inclusive_<event>...: one row per call site (caller, callee, line in the caller's file)
+                inclusive_<event>...: one row per call site (caller, callee, line in the
+                caller's file)
 functions/<nr>-<name>/callers.csv  the calls to one function, by inclusive cost (first event)
 functions/<nr>-<name>/callees.csv  the calls one function makes
 lines.csv       file,line,[instr,]function,object,<event>...: one row per self cost line, in file

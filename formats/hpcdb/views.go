@@ -41,10 +41,12 @@ dump/*.txt        hpcproftt's own text rendering of profile.db, cct.db and trace
 metrics.csv       MetricTable and MetricDBTable entries; "column" is the CSV column of each
 profiles.csv      one row per profile (index 0 = summary) with its identifier tuple
 cct.csv           the calling-context tree, one row per context, with the visible summary metrics
-cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible metric
+cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible
+                  metric
 procedures.csv    flat view: per procedure, exclusive summed, inclusive counted once per call path
 contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
-profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial metrics)
+profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial
+                  metrics)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (procedure frames)
 traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,procedure,depth,path
 

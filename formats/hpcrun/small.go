@@ -6,33 +6,38 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 
 func (m *mount) readme() ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("hpcfs mount of " + m.src.Path + "\n\n")
-	b.WriteString("Format: HPCToolkit hpcrun measurement profiles (HPCRUN-profile____ 02.00, layouts A/B/C, 03.00 and 04.00),\n")
-	b.WriteString(itoa(len(m.profiles)) + " profile(s). Big-endian binary decoded on demand; raw/ holds the original files.\n\n")
+	b.WriteString("Format: HPCToolkit hpcrun measurement profiles\n(HPCRUN-profile____ 02.00, layouts A/B/C, 03.00 and 04.00), ")
+	b.WriteString(vfs.Count(len(m.profiles), "profile") + ".\nBig-endian binary decoded on demand; raw/ holds the original files.\n\n")
 	b.WriteString(`Tree
   README.txt       this file
   _errors.txt      decode problems found so far (empty when none)
   raw/             the original files, byte for byte
-  profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,process_id,
-                   host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes
-                   (host_id as 0x hex; metrics and load modules of the last epoch; cct nodes over all epochs; version as the
-                   header writes it, with its endian letter, e.g. 02.00b, so that spreadsheets keep it text)
+  profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,
+                   process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,
+                   num_cct_nodes (host_id as 0x hex; metrics and load modules of the last
+                   epoch; cct nodes over all epochs; version as the header writes it, with its
+                   endian letter, e.g. 02.00b, so that spreadsheets keep it text)
   <profile>/       one per .hpcrun file, named after the file without .hpcrun
     hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
                    frequency/multiplexed/period-mean/num-samples line)
     header.txt     name: value per line: file header and nv-pairs, then each epoch header
-    metrics.csv    epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,
-                   formula,format,is_frequency,is_multiplexed,period_mean,num_samples (last four: layout C only)
+    metrics.csv    epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,
+                   show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,
+                   num_samples (last four: layout C only)
     loadmap.csv    epoch,lm_id,name,flags
     cct.csv        epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip[,lush_assoc,lush_lip],
-                   then <metric>_exc (stored value) and <metric>_inc (sum over the subtree) per metric
-    cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive of the first
-                   metric, load_module+0xip; children by descending inclusive value
+                   then <metric>_exc (stored value) and <metric>_inc (sum over the
+                   subtree) per metric
+    cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive
+                   of the first metric, load_module+0xip; children by descending
+                   inclusive value
     trace.txt      (with a .hpctrace beside the profile) time  node_id  load_module+0xip per sample
     trace.csv      time,node_id,lm_id,load_module,ip[,metric_id]
 
@@ -41,12 +46,14 @@ Conventions
   Int metric values are unsigned integers; Real values are shortest round-trip decimals.
   Metric columns are snake_case of the metric name (CPUTIME (usec) -> cputime_usec).
   load_module in cct.txt and trace.txt is the file name of the load module; 0 is the synthetic root.
-  Trace times are in the file's unit: microseconds for 02.00 profiles, nanoseconds for 03.00 and later.
-  Layouts: A (2010, bit-field flags), B (2010-2017.06), C (2017.10+, with aux fields); all say "02.00".
+  Trace times are in the file's unit: microseconds for 02.00 profiles, nanoseconds for 03.00
+  and later.
+  Layouts: A (2010, bit-field flags), B (2010-2017.06), C (2017.10+, with aux fields); all say
+  "02.00".
 
 Version 04.00 (sparse, HPCToolkit 2022.10+)
-  Lacks: epochs (shown as one epoch 0, without flags, granularity or nv-pairs), LUSH fields, the leaf
-  sign (is_leaf is 1 for nodes without children), values stored per node, and hpcproftt.txt (no
+  Lacks: epochs (shown as one epoch 0, without flags, granularity or nv-pairs), LUSH fields, the
+  leaf sign (is_leaf is 1 for nodes without children), values stored per node, and hpcproftt.txt (no
   --dump text of the 02.00 kind to match). Metric values absent from the sparse section are 0.
   Adds: header.txt lists the sections, the id tuple (kind(interpretation): physical logical) and the
   id-tuple dictionary; lm_id 0 nodes are placeholders whose 8-character name is stored in the ip

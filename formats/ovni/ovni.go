@@ -297,8 +297,9 @@ Files
                    value are the three letters of the MCV; jumbo is 1 for jumbo events;
                    payload_size counts the payload bytes as stored (for a jumbo event,
                    4 size bytes plus the data); payload_hex is those bytes in hex after
-                   0x (so that spreadsheets keep it as text), empty when there are none. Bytes of an MCV that are not printable ASCII are
-                   written as \xNN in the CSV (events.txt keeps them as stored).
+                   0x (so that spreadsheets keep it as text), empty when there are none.
+                   Bytes of an MCV that are not printable ASCII are written as \xNN in the
+                   CSV (events.txt keeps them as stored).
 
 A stream that ends inside an event keeps every complete event before the cut;
 _errors.txt names the file, the offset and the reason. An empty (0-byte) stream

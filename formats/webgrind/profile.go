@@ -297,7 +297,8 @@ func (p *profile) readme(path string) string {
 		p.units(), render.FormatFloat(p.hdr.Summary))
 	b.WriteString(`header.txt        format version, function count, header lines as stored, then runs and summary
                   as webgrind computes them
-functions.csv     nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct
+functions.csv     nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,
+                  inclusive_pct
                   one row per function in function-number order; kind is webgrind's (internal,
                   include, class, procedural)
 functions.txt     webgrind's summary line and function table as text, by self cost descending:
@@ -309,7 +310,8 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
                   (<nr> is zero-padded so that ls lists functions in number order)
 `)
 	if v == wg.V4 {
-		b.WriteString("invocations.csv   nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line\n" +
+		b.WriteString("invocations.csv   nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,\n" +
+			"                  caller_invocation,caller_line\n" +
 			"                  one row per invocation record; caller fields empty when never called\n")
 	}
 	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
