@@ -41,6 +41,7 @@ func newRootCommand() *cobra.Command {
 		Short:         "Mount HPC performance data as text and CSV files",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			lv, err := log.ParseLevel(level)
 			if err != nil {
@@ -65,6 +66,6 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
-		newInfoCommand(), newExportCommand())
+		newInfoCommand(), newExportCommand(), newFormatsCommand())
 	return root
 }
