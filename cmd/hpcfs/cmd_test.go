@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 )
 
@@ -45,8 +46,28 @@ func TestMountErrors(t *testing.T) {
 	if code, msg := runCLIExit(t, "mount", "-o", "rw", t.TempDir()); code != exitUsage {
 		t.Errorf("-o rw: exit %d, stderr %q", code, msg)
 	}
+	if code, msg := runCLIExit(t, "mount", "-o", "ro,nosuch_option", t.TempDir()); code != exitUsage || !strings.Contains(msg, `"nosuch_option"`) {
+		t.Errorf("-o nosuch_option: exit %d, stderr %q", code, msg)
+	}
+	source := filepath.Join(demo, "trace")
+	os.WriteFile(source, []byte("events: Ir\nfn=main\n1 10\n"), 0o644)
+	if code, msg := runCLIExit(t, "mount", source); code != exitUsage || !strings.HasPrefix(msg, "hpcfs: missing MOUNTPOINT") {
+		t.Errorf("mount SOURCE alone: exit %d, stderr %q", code, msg)
+	}
 	if code, _ := runCLIExit(t, "cat", "", "no/such/file"); code != exitNotFound && code != exitSource {
 		t.Errorf("cat of a missing path: exit %d", code)
+	}
+}
+
+func TestVersionAndFormats(t *testing.T) {
+	if out := string(runCLI(t, "--version")); !strings.HasPrefix(out, "hpcfs version ") || strings.Count(out, "\n") != 1 {
+		t.Errorf("hpcfs --version: %q", out)
+	}
+	out := string(runCLI(t, "formats"))
+	for _, f := range formats.All {
+		if !strings.Contains(out, f.Name) || !strings.Contains(out, f.Supports) {
+			t.Errorf("hpcfs formats lacks %s:\n%s", f.Name, out)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/fsnode"
 )
 
@@ -31,6 +32,8 @@ which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
 			source, mnt := "", args[len(args)-1]
 			if len(args) == 2 {
 				source = args[0]
+			} else if looksLikeSource(mnt) {
+				return usageErr(fmt.Errorf("missing MOUNTPOINT: %s is a source; usage: hpcfs mount [SOURCE] MOUNTPOINT", mnt))
 			}
 			return runMount(source, mnt, opts, debug)
 		},
@@ -49,21 +52,9 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
 
-	mo := fsnode.Options{DirectMount: os.Geteuid() == 0}
-	for _, o := range opts {
-		switch o {
-		case "ro", "":
-		case "rw":
-			return usageErr(errors.New("hpcfs mounts are read-only: option rw is not supported"))
-		case "allow_other":
-			mo.AllowOther = true
-		case "debug":
-			mo.Debug = true
-		case "auto_unmount":
-			log.Warn("ignoring mount option auto_unmount: hpcfs unmounts on SIGINT/SIGTERM")
-		default:
-			mo.Extra = append(mo.Extra, o)
-		}
+	mo, err := mountOptions(opts)
+	if err != nil {
+		return err
 	}
 	mo.Debug = mo.Debug || debug
 	if err := checkMountpoint(mnt); err != nil {
@@ -112,6 +103,57 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 		log.Infof("%s was unmounted", mnt)
 	}
 	return nil
+}
+
+// mountOptions checks the -o options and turns them into fsnode options;
+// an error names the option.
+func mountOptions(opts []string) (fsnode.Options, error) {
+	mo := fsnode.Options{DirectMount: os.Geteuid() == 0}
+	for _, o := range opts {
+		name, _, _ := strings.Cut(o, "=")
+		switch {
+		case o == "ro" || o == "":
+		case o == "rw":
+			return mo, usageErr(errors.New("mount option rw: hpcfs mounts are read-only"))
+		case o == "allow_other":
+			mo.AllowOther = true
+		case o == "debug":
+			mo.Debug = true
+		case o == "auto_unmount":
+			log.Warn("ignoring mount option auto_unmount: hpcfs unmounts on SIGINT/SIGTERM")
+		case ignoredOptions[o] || strings.HasPrefix(o, "x-") || strings.HasPrefix(o, "comment="):
+			// fstab's options for mount(8) itself, not for the filesystem.
+		case passedOptions[o] || valueOptions[name] && name != o:
+			mo.Extra = append(mo.Extra, o)
+		default:
+			return mo, usageErr(fmt.Errorf("unknown mount option %q (hpcfs accepts ro, allow_other, allow_root, debug, "+
+				"default_permissions, nodev, nosuid, noexec, noatime, fsname=, subtype=, max_read=)", o))
+		}
+	}
+	return mo, nil
+}
+
+var (
+	passedOptions = map[string]bool{"allow_root": true, "default_permissions": true, "nodev": true,
+		"nosuid": true, "noexec": true, "noatime": true, "nodiratime": true, "relatime": true}
+	valueOptions   = map[string]bool{"fsname": true, "subtype": true, "max_read": true}
+	ignoredOptions = map[string]bool{"defaults": true, "auto": true, "noauto": true, "user": true,
+		"users": true, "nouser": true, "nofail": true, "_netdev": true, "dev": true, "suid": true,
+		"exec": true, "atime": true, "async": true, "sync": true}
+)
+
+// looksLikeSource reports whether the one argument of `hpcfs mount` is a
+// source rather than a mountpoint: a file, or a directory hpcfs can read.
+func looksLikeSource(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil || mounted(path) {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	_, _, err = formats.Detect(path)
+	return err == nil
 }
 
 // checkMountpoint rejects a missing, non-directory, non-empty or busy
