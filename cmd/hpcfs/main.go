@@ -8,13 +8,35 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/pprof"
+	"syscall"
 
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
 	"github.com/hpcfs/hpcfs/render"
 )
+
+// stopSignals holds SIGINT and SIGTERM from the moment the package is
+// initialised, before main runs: `hpcfs mount` acts on one that arrives
+// while it starts (exit 0, no mount left behind); every other command
+// lets them take their default effect, re-raising one that came early.
+var stopSignals = func() chan os.Signal {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	return c
+}()
+
+func releaseSignals() {
+	signal.Stop(stopSignals)
+	select {
+	case s := <-stopSignals:
+		signal.Reset(s)
+		syscall.Kill(os.Getpid(), s.(syscall.Signal))
+	default:
+	}
+}
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -43,6 +65,9 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 		Version:       versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Name() != "mount" {
+				releaseSignals()
+			}
 			lv, err := log.ParseLevel(level)
 			if err != nil {
 				return usageErr(err)

@@ -45,11 +45,11 @@ which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
 }
 
 func runMount(source, mnt string, opts []string, debug bool) error {
-	// Signals are caught from the start: a SIGINT or SIGTERM that arrives
-	// while the mount is being set up must not kill the process with the
-	// mount left behind. It is acted on once the mount call has returned.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	// Signals are caught from the start (stopSignals): a SIGINT or SIGTERM
+	// that arrives while the mount is being set up must not kill the
+	// process with the mount left behind. It is acted on once the mount
+	// call has returned.
+	sig := stopSignals
 	defer signal.Stop(sig)
 
 	mo, err := mountOptions(opts)
