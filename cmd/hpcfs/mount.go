@@ -51,6 +51,7 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	// call has returned.
 	sig := stopSignals
 	defer signal.Stop(sig)
+	log.Debugf("starting the mount of %q at %s; SIGINT and SIGTERM are caught", source, mnt)
 
 	mo, err := mountOptions(opts)
 	if err != nil {
