@@ -73,7 +73,7 @@ func runCLIExit(t testing.TB, args ...string) (int, string) {
 	return 0, stderr.String()
 }
 
-// mountCLI runs `hpcfs mount source mnt` as a separate process, waits
+// mountCLI runs `hpcfs mount -f source mnt` as a separate process, waits
 // until the mount is up and returns mnt. At cleanup it sends SIGTERM and
 // checks that the process exits 0 and the mount is gone. An empty source
 // mounts the demo.
@@ -81,9 +81,9 @@ func mountCLI(t testing.TB, source string) string {
 	t.Helper()
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
-	args := []string{"mount", mnt}
+	args := []string{"mount", "-f", mnt}
 	if source != "" {
-		args = []string{"mount", source, mnt}
+		args = []string{"mount", "-f", source, mnt}
 	}
 	cmd := exec.Command(hpcfsBin(t), args...)
 	var stderr bytes.Buffer

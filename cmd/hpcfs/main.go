@@ -42,17 +42,25 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		go followLiveHeap()
 	}
+	openReadyPipe()
 	log.SetOutput(os.Stderr)
-	log.SetFormatter(&log.TextFormatter{DisableTimestamp: true})
+	log.SetFormatter(&log.TextFormatter{DisableTimestamp: readyPipe == nil, FullTimestamp: true})
 	root := newRootCommand()
+	commands := map[string]bool{"help": true, "completion": true}
+	for _, c := range root.Commands() {
+		commands[c.Name()] = true
+	}
+	os.Args = helperArgs(os.Args, commands)
+	root.SetArgs(os.Args[1:])
 	if err := root.Execute(); err != nil {
 		var ee *exitError
+		code := exitUsage
 		if errors.As(err, &ee) {
-			fmt.Fprintln(os.Stderr, "hpcfs:", ee.err)
-			os.Exit(ee.code)
+			code, err = ee.code, ee.err
 		}
 		fmt.Fprintln(os.Stderr, "hpcfs:", err)
-		os.Exit(exitUsage)
+		reportReady(code, err.Error())
+		os.Exit(code)
 	}
 }
 
@@ -91,6 +99,6 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
-		newInfoCommand(), newExportCommand(), newFormatsCommand())
+		newInfoCommand(), newExportCommand(), newFormatsCommand(), newInstallHelperCommand())
 	return root
 }

@@ -22,11 +22,16 @@ import (
 func newMountCommand() *cobra.Command {
 	var opts []string
 	var debug, foreground bool
+	var logFile string
 	cmd := &cobra.Command{
 		Use:   "mount [flags] [SOURCE] MOUNTPOINT",
-		Short: "Mount SOURCE (or the built-in demo trace) at MOUNTPOINT, in the foreground",
-		Long: `Mount SOURCE read-only at MOUNTPOINT and serve it until SIGINT or SIGTERM,
-which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
+		Short: "Mount SOURCE (or the built-in demo trace) at MOUNTPOINT",
+		Long: `Mount SOURCE read-only at MOUNTPOINT. The command returns once the mount is
+ready and the mount is served in the background until it is unmounted
+(hpcfs unmount, fusermount3 -u or umount); its log goes to --log-file.
+With -f it stays in the foreground, logging to standard error, and
+SIGINT or SIGTERM unmount it. Without SOURCE, a small demo ovni trace is
+mounted.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			source, mnt := "", args[len(args)-1]
@@ -35,13 +40,43 @@ which unmount it. Without SOURCE, a small demo ovni trace is mounted.`,
 			} else if looksLikeSource(mnt) {
 				return usageErr(fmt.Errorf("missing MOUNTPOINT: %s is a source; usage: hpcfs mount [SOURCE] MOUNTPOINT", mnt))
 			}
-			return runMount(source, mnt, opts, debug)
+			if _, err := mountOptions(opts); err != nil {
+				return err
+			}
+			if foreground || readyPipe != nil {
+				return runMount(source, mnt, opts, debug)
+			}
+			return daemonize(backgroundArgs(cmd, source, mnt, opts, debug), logFile)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&opts, "options", "o", nil, "mount options, comma-separated (ro, allow_other, debug, ...)")
-	cmd.Flags().BoolVarP(&debug, "debug", "d", false, "log the FUSE protocol")
-	cmd.Flags().BoolVarP(&foreground, "foreground", "f", true, "run in the foreground (always on)")
+	cmd.Flags().BoolVarP(&debug, "debug", "d", false, "log the FUSE protocol (implies nothing else; add -f to see it)")
+	cmd.Flags().BoolVarP(&foreground, "foreground", "f", false, "stay in the foreground until SIGINT/SIGTERM, logging to standard error")
+	cmd.Flags().StringVar(&logFile, "log-file", defaultLogFile(), "where a background mount logs")
 	return cmd
+}
+
+// backgroundArgs are the arguments of the `hpcfs mount -f` that serves a
+// background mount: the same flags, absolute paths (it runs in /).
+func backgroundArgs(cmd *cobra.Command, source, mnt string, opts []string, debug bool) []string {
+	args := []string{"--log-level", cmd.Flag("log-level").Value.String(),
+		"--index-dir", cmd.Flag("index-dir").Value.String(), "mount", "-f"}
+	if len(opts) > 0 {
+		args = append(args, "-o", strings.Join(opts, ","))
+	}
+	if debug {
+		args = append(args, "--debug")
+	}
+	if source != "" {
+		if abs, err := filepath.Abs(source); err == nil {
+			source = abs
+		}
+		args = append(args, source)
+	}
+	if abs, err := filepath.Abs(mnt); err == nil {
+		mnt = abs
+	}
+	return append(args, mnt)
 }
 
 func runMount(source, mnt string, opts []string, debug bool) error {
@@ -73,6 +108,7 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	select {
 	case s := <-sig:
 		log.Infof("%v before mounting: nothing to unmount", s)
+		reportReady(0, "interrupted before mounting")
 		return nil
 	default:
 	}
@@ -89,6 +125,7 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 		what = "the demo trace (" + src.Path + ")"
 	}
 	log.Infof("mounted %s (%s %s) at %s; Ctrl-C or `hpcfs unmount %s` to stop", what, src.Format, src.Version, mnt, mnt)
+	reportReady(0, "mounted")
 
 	done := make(chan struct{})
 	go func() { srv.Wait(); close(done) }()
