@@ -182,10 +182,22 @@ func (p *profile) invocationsCSV(state any) (render.Cursor, error) {
 
 // summaryLine is webgrind's line above its table: the function count, the
 // summary in milliseconds (formatCost(summary, 'msec')) and the runs.
+// For valgrind's Ir event, whose costs are instructions and not time, it
+// says instructions and gives the summary as it is.
 func (p *profile) summaryLine() string {
 	n := p.f.NumFunctions()
-	return strconv.Itoa(n) + " different functions called in " + strconv.FormatFloat(p.msec(p.hdr.Summary), 'f', -1, 64) +
-		" milliseconds (" + strconv.Itoa(p.hdr.Runs) + " runs, " + strconv.Itoa(n) + " shown)\n"
+	total := strconv.FormatFloat(p.msec(p.hdr.Summary), 'f', -1, 64) + " milliseconds"
+	if p.instructions() {
+		total = render.FormatFloat(p.hdr.Summary) + " instructions"
+	}
+	return strconv.Itoa(n) + " different functions called in " + total +
+		" (" + strconv.Itoa(p.hdr.Runs) + " runs, " + strconv.Itoa(n) + " shown)\n"
+}
+
+// instructions reports whether the costs are valgrind's Ir event.
+func (p *profile) instructions() bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(p.hdr.Get("events")), " ")
+	return first == "Ir"
 }
 
 // msec is webgrind's formatCost(cost, 'msec'): Time_(10ns) costs are
