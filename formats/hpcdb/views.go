@@ -42,7 +42,7 @@ metrics.csv       MetricTable and MetricDBTable entries; "column" is the CSV col
 profiles.csv      one row per profile (index 0 = summary) with its identifier tuple
 cct.csv           the calling-context tree, one row per context, with the visible summary metrics
 cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible
-                  metric
+                  metric, rounded to 6 significant digits (cct.csv has the exact values)
 procedures.csv    flat view: per procedure, exclusive summed, inclusive counted once per call path
 contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
 profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial
@@ -399,9 +399,9 @@ func (c *rowCursor) appendTxt(dst []byte, ctx int, vals []float64, has []bool) [
 	}
 	dst = append(dst, s...)
 	dst = append(dst, "%  "...)
-	dst = render.AppendFloat(dst, get(inc, ctx))
+	dst = render.AppendReadable(dst, get(inc, ctx))
 	dst = append(dst, "  "...)
-	dst = render.AppendFloat(dst, get(exc, ctx))
+	dst = render.AppendReadable(dst, get(exc, ctx))
 	dst = append(dst, "  "...)
 	for k := int32(0); k < m.depth[ctx]; k++ {
 		dst = append(dst, "  "...)
