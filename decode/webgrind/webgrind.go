@@ -17,12 +17,14 @@
 package webgrind
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -168,8 +170,11 @@ func errAt(section string, off int64, msg string, val any, err error) error {
 }
 
 // Sniff reports whether the first bytes of an input of the given size
-// look like a preprocessed file: a supported version, and a function
-// count and header address that fit.
+// look like a preprocessed file: a supported version, a header address
+// at or after the address table, and function addresses (those within
+// head) that start right after the table and increase. Damage behind the
+// table (a header text cut short, bytes appended) does not change the
+// answer: such a file is a damaged preprocessed file, not another format.
 func Sniff(head []byte, size int64) (Version, bool) {
 	if len(head) < 12 {
 		return 0, false
@@ -177,11 +182,23 @@ func Sniff(head []byte, size int64) (Version, bool) {
 	v := Version(binary.LittleEndian.Uint32(head))
 	ha := int64(binary.LittleEndian.Uint32(head[4:]))
 	n := int64(binary.LittleEndian.Uint32(head[8:]))
-	if !v.Supported() || ha > size || ha < 12+4*n {
+	table := 12 + 4*n
+	if !v.Supported() || ha < table {
 		return 0, false
 	}
-	if n > 0 && len(head) >= 16 && int64(binary.LittleEndian.Uint32(head[12:])) != 12+4*n {
+	if n == 0 {
+		return v, ha == 12
+	}
+	if len(head) < 16 || size < 16 {
 		return 0, false
+	}
+	prev := int64(-1)
+	for i := int64(0); i < n && 16+4*i <= int64(len(head)); i++ {
+		a := int64(binary.LittleEndian.Uint32(head[12+4*i:]))
+		if i == 0 && a != table || a <= prev || a >= ha {
+			return 0, false
+		}
+		prev = a
 	}
 	return v, true
 }
@@ -233,21 +250,44 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 func (f *File) readHeaderText() error {
 	if f.HeaderAddr > f.size {
-		return errAt("headers", 4, "header address past the end of the file", f.HeaderAddr, decode.ErrFormat)
+		return errAt("headers", 4, "header address past the end of the file", f.HeaderAddr, decode.ErrTruncated)
 	}
-	n := f.size - f.HeaderAddr
-	if n > maxHeaderText {
-		return errAt("headers", f.HeaderAddr, "header text longer than 16 MiB", n, decode.ErrFormat)
-	}
+	n := min(f.size-f.HeaderAddr, maxHeaderText)
 	text, err := readAt(f.r, f.size, f.HeaderAddr, n)
 	if err != nil {
 		return err
 	}
-	s := strings.TrimSuffix(string(text), "\n")
-	if s != "" {
-		f.HeaderLines = strings.Split(s, "\n")
+	off := f.HeaderAddr
+	for len(text) > 0 {
+		line, rest, complete := bytes.Cut(text, []byte{'\n'})
+		if !isText(line) {
+			return errAt("headers", off, "bytes that are not text (the header lines stop before them)", nil, decode.ErrFormat)
+		}
+		if !complete {
+			if off+int64(len(line)) < f.size {
+				return errAt("headers", f.HeaderAddr, "header text longer than 16 MiB", f.size-f.HeaderAddr, decode.ErrFormat)
+			}
+			return errAt("headers", off, "the last header line has no newline: the file is cut (the line is left out)", string(line), decode.ErrTruncated)
+		}
+		f.HeaderLines = append(f.HeaderLines, string(line))
+		off += int64(len(line)) + 1
+		text = rest
+	}
+	if ParseHeaders(f.HeaderLines).Runs == 0 {
+		return errAt("headers", f.HeaderAddr, "no summary: line (percentages are 0.00)", nil, decode.ErrFormat)
 	}
 	return nil
+}
+
+// isText reports whether a header line is UTF-8 text without control
+// characters other than tab and carriage return.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 // Headers is the header map as webgrind's Reader builds it.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/decode"
@@ -339,6 +340,53 @@ func TestBadInput(t *testing.T) {
 			}
 		}
 	})
+	t.Run("header text cut or followed by other bytes", func(t *testing.T) {
+		ha := int(f0addr(good, -2))
+		text := string(good[ha:])
+		for _, c := range []struct {
+			name  string
+			b     []byte
+			lines int
+			want  string
+		}{
+			{"cut in the last line", good[:len(good)-3], strings.Count(text, "\n") - 1, "no newline"},
+			{"cut before the summary line", good[:ha+strings.Index(text, "summary")], strings.Count(text[:strings.Index(text, "summary")], "\n"), "no summary"},
+			{"binary appended", append(bytes.Clone(good), 0, 1, 2, '\n'), strings.Count(text, "\n"), "not text"},
+			{"all header text cut", good[:ha], 0, "no summary"},
+		} {
+			v, ok := Sniff(c.b[:64], int64(len(c.b)))
+			if !ok || v != V7 {
+				t.Errorf("%s: Sniff = %v, %v", c.name, v, ok)
+			}
+			f := open(t, c.b)
+			if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Error(), c.want) || len(f.HeaderLines) != c.lines {
+				t.Errorf("%s: %d header lines (want %d), problems %v", c.name, len(f.HeaderLines), c.lines, f.Problems)
+			}
+			if f.NumFunctions() != int(f0addr(good, -1)) {
+				t.Errorf("%s: %d functions", c.name, f.NumFunctions())
+			}
+		}
+	})
+	t.Run("sniff", func(t *testing.T) {
+		for _, c := range []struct {
+			b    []byte
+			want bool
+		}{
+			{le(7, 12, 0), true},
+			{le(7, 13, 0), false},
+			{le(7, 40, 2, 20, 30), true},
+			{le(7, 40, 2, 20, 50), false}, // a record at the header
+			{le(7, 40, 2, 20, 19), false}, // addresses decrease
+			{le(7, 40, 2, 24, 30), false}, // the first record is not after the table
+			{le(7, 16, 2, 20, 30), false}, // header inside the table
+			{le(8, 40, 2, 20, 30), false},
+			{le(7, 4000, 2, 20, 30), true}, // cut in the records
+		} {
+			if _, ok := Sniff(c.b, 40); ok != c.want {
+				t.Errorf("Sniff(% x) = %v", c.b, ok)
+			}
+		}
+	})
 	t.Run("v4 sub-call address past end", func(t *testing.T) {
 		g := gen.Random(5, 200, 15)
 		b := encode(t, g, 4)
@@ -353,6 +401,8 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// f0addr is the address of function i's record; -2 and -1 give the
+// header address and the function count.
 func f0addr(b []byte, i int) uint32 {
 	o := 12 + 4*i
 	return uint32(b[o]) | uint32(b[o+1])<<8 | uint32(b[o+2])<<16 | uint32(b[o+3])<<24

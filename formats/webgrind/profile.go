@@ -35,10 +35,13 @@ type profile struct {
 }
 
 // A table holds the summary of every function readable from the start;
-// err is what stopped it, if anything.
+// err is what stopped it, if anything. Past that point, later holds the
+// name of every later function as its own record gives it, so that names
+// stay what a listing showed before the damage was found.
 type table struct {
-	fns []wg.Function
-	err error
+	fns   []wg.Function
+	err   error
+	later []string
 }
 
 func newProfile(f *wg.File, prefix string, errs *vfs.Errors) *profile {
@@ -61,6 +64,9 @@ func (p *profile) functions() *table {
 			fn, err := rd.Function(i)
 			if err != nil {
 				t.err = err
+				for j := i; j < p.f.NumFunctions(); j++ {
+					t.later = append(t.later, recordName(rd, j))
+				}
 				break
 			}
 			if s, ok := files[fn.File]; ok {
@@ -75,11 +81,16 @@ func (p *profile) functions() *table {
 	return p.table.Load()
 }
 
-// name returns the name of function i without waiting for the table.
+// name returns the name of function i without waiting for the table:
+// the name its own record gives, "" when that record cannot be read. It
+// never changes, whether the table is read or not.
 func (p *profile) name(i uint32) string {
 	if t := p.table.Load(); t != nil {
-		if int64(i) < int64(len(t.fns)) {
+		switch k := int64(i) - int64(len(t.fns)); {
+		case k < 0:
 			return t.fns[i].Name
+		case k < int64(len(t.later)):
+			return t.later[k]
 		}
 		return ""
 	}
@@ -88,7 +99,11 @@ func (p *profile) name(i uint32) string {
 		p.functions()
 		return p.name(i)
 	}
-	fn, err := p.f.Function(int(i))
+	return recordName(p.f.NewReaderSmall(), int(i))
+}
+
+func recordName(rd *wg.Reader, i int) string {
+	fn, err := rd.Function(i)
 	if err != nil {
 		return ""
 	}

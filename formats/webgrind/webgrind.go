@@ -31,7 +31,9 @@ var Format = vfs.Format{
 }
 
 // sniff reports whether the file at path holds a preprocessed file: the
-// header words fit (wg.Sniff) and the header text is text.
+// header words and the first function addresses fit (wg.Sniff). A file
+// with fewer than four functions has too few addresses to tell: its first
+// header line must be text as well ("key: value" when it has none).
 func sniff(path string) (wg.Version, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,20 +44,24 @@ func sniff(path string) (wg.Version, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0, false
 	}
-	head := make([]byte, 16)
+	head := make([]byte, 12+4*64)
 	n, _ := f.ReadAt(head, 0)
 	v, ok := wg.Sniff(head[:n], fi.Size())
 	if !ok {
 		return 0, false
 	}
+	if functions := binary.LittleEndian.Uint32(head[8:]); functions >= 4 {
+		return v, true
+	}
 	text := make([]byte, 256)
 	n, _ = f.ReadAt(text, int64(binary.LittleEndian.Uint32(head[4:])))
-	for _, c := range text[:n] {
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+	first, _, _ := strings.Cut(string(text[:n]), "\n")
+	for _, c := range []byte(first) {
+		if c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
 			return 0, false
 		}
 	}
-	if n > 0 && !strings.Contains(string(text[:n]), ": ") {
+	if binary.LittleEndian.Uint32(head[8:]) == 0 && !strings.Contains(first, ": ") {
 		return 0, false
 	}
 	return v, true

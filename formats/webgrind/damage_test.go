@@ -1,0 +1,154 @@
+package webgrind
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+)
+
+// damageInputs are the generated files of every version and the corpus
+// files, by name.
+func damageInputs(t *testing.T) map[string][]byte {
+	in := map[string][]byte{}
+	for _, v := range []int{4, 5, 6, 7} {
+		var b bytes.Buffer
+		if err := gen.Random(3, 120, 9).Write(&b, v); err != nil {
+			t.Fatal(err)
+		}
+		in["gen-v"+string(rune('0'+v))] = b.Bytes()
+	}
+	for _, name := range corpusCases {
+		p := filepath.Join(testdata.Corpus(t, "webgrind", name), "callgrind.out.webgrind")
+		in[name] = mustRead(t, p)
+	}
+	return in
+}
+
+func listFunctions(t *testing.T, fsys fs.FS) []string {
+	t.Helper()
+	des, err := fs.ReadDir(fsys, "functions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, de := range des {
+		names = append(names, de.Name())
+	}
+	return names
+}
+
+// TestNamesFixedWhenFirstListed damages files (cut at many offsets, a
+// record in the middle made impossible), lists functions/, reads every
+// view, and lists again: the names stay, and every listed path opens.
+func TestNamesFixedWhenFirstListed(t *testing.T) {
+	for name, b := range damageInputs(t) {
+		var mutants [][]byte
+		for cut := 16; cut < len(b); cut += max(1, len(b)/60) {
+			mutants = append(mutants, b[:cut])
+		}
+		n := int(binary.LittleEndian.Uint32(b[8:]))
+		for _, fn := range []int{0, 1, n / 2} {
+			m := bytes.Clone(b)
+			a := binary.LittleEndian.Uint32(m[12+4*fn:])
+			binary.LittleEndian.PutUint32(m[a+16:], 1<<30) // a count in the record
+			mutants = append(mutants, m)
+		}
+		for k, m := range mutants {
+			cut := k
+			_, fsys := openBytes(t, m)
+			before := listFunctions(t, fsys)
+			fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					fs.ReadFile(fsys, p)
+				}
+				return nil
+			})
+			after := listFunctions(t, fsys)
+			if !slices.Equal(before, after) {
+				for i := range min(len(before), len(after)) {
+					if before[i] != after[i] {
+						t.Fatalf("%s mutant %d: functions/%s became %s after the tables were read", name, cut, before[i], after[i])
+					}
+				}
+				t.Fatalf("%s mutant %d: %d names, then %d", name, cut, len(before), len(after))
+			}
+			for _, fn := range before {
+				if _, err := fs.Stat(fsys, "functions/"+fn+"/callers.csv"); err != nil {
+					t.Fatalf("%s mutant %d: listed %s does not open: %v", name, cut, fn, err)
+				}
+			}
+		}
+	}
+}
+
+// TestDamagedEndStillMounts cuts the header text at every offset and
+// appends garbage: each mutant is still detected as webgrind, mounts, and
+// has an _errors.txt line; the function table is served in full.
+func TestDamagedEndStillMounts(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	tails := map[string]func() []byte{
+		"zeros":  func() []byte { return make([]byte, 1+r.Intn(300)) },
+		"random": func() []byte { b := make([]byte, 1+r.Intn(5000)); r.Read(b); return b },
+		"binary": func() []byte { return []byte{0x7f, 'E', 'L', 'F', 2, 1, 1, 0} },
+	}
+	dir := t.TempDir()
+	mutants := 0
+	for name, b := range damageInputs(t) {
+		ha := int(binary.LittleEndian.Uint32(b[4:]))
+		_, whole := openBytes(t, b)
+		want := withoutPercentages(t, readFS(t, whole, "functions.csv"))
+		check := func(kind string, m []byte, wantError bool) {
+			t.Helper()
+			mutants++
+			p := filepath.Join(dir, "m.webgrind")
+			os.WriteFile(p, m, 0o644)
+			if _, ok := Detect(p); !ok {
+				t.Fatalf("%s %s: not detected", name, kind)
+			}
+			src, err := Open(p)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, kind, err)
+			}
+			defer src.Close()
+			fsys := src.FS()
+			if got := withoutPercentages(t, readFS(t, fsys, "functions.csv")); !slices.Equal(got, want) {
+				t.Fatalf("%s %s: functions.csv differs beyond its percentages", name, kind)
+			}
+			readFS(t, fsys, "header.txt")
+			if wantError && len(src.Errors.Lines()) == 0 {
+				t.Fatalf("%s %s: no _errors.txt line", name, kind)
+			}
+		}
+		for cut := ha; cut < len(b); cut++ {
+			// A cut at a line end after the summary line leaves a file
+			// that is whole as far as anyone can tell.
+			text := "\n" + string(b[ha:cut])
+			undetectable := b[cut-1] == '\n' && strings.Contains(text, "\nsummary: ")
+			check(fmt.Sprintf("cut at %d", cut), b[:cut], !undetectable)
+		}
+		for kind, tail := range tails {
+			check("with "+kind+" appended", append(bytes.Clone(b), tail()...), true)
+		}
+	}
+	t.Logf("%d mutants", mutants)
+}
+
+// withoutPercentages returns the rows of functions.csv without the
+// percentage columns, which follow the summary header.
+func withoutPercentages(t *testing.T, b []byte) []string {
+	var out []string
+	for _, row := range readCSV(t, b) {
+		out = append(out, strings.Join(row[:8], ","))
+	}
+	return out
+}
