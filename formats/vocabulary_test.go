@@ -76,7 +76,6 @@ func (v vocabulary) allows(format, column string) bool {
 // yet, by format; each rename removes its entries. No other column may
 // stray from the vocabulary.
 var pendingRenames = map[string]map[string]bool{
-	"ovni":      set("first_clock", "last_clock", "clock"),
 	"hpcdb":     set("profile_idx", "procedure"),
 	"hpcrun":    set("mpi_rank", "thread_id", "process_id", "node_id", "lm_id", "load_module", "ip", "time"),
 	"webgrind":  set("nr", "invocation_count", "self_cost", "inclusive_cost", "self_pct", "inclusive_pct", "caller_nr", "callee_nr"),

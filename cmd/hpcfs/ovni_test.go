@@ -56,7 +56,7 @@ func TestOvniCorpusThroughMountAndCat(t *testing.T) {
 func TestOvniAwkOnThreadCSV(t *testing.T) {
 	dir := testdata.Corpus(t, "ovni", "v1-basic-mix")
 	mnt := mountCLI(t, filepath.Join(dir, "ovni"))
-	out, err := exec.Command("awk", "-F,", `NR>1 {n[$2]++} END {for (m in n) print m, n[m]}`,
+	out, err := exec.Command("awk", "-F,", `NR>1 {n[$3]++} END {for (m in n) print m, n[m]}`,
 		filepath.Join(mnt, "loom.nodeA/proc.10856/thread.10857/events.csv")).Output()
 	if err != nil {
 		t.Fatal(err)

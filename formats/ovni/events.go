@@ -42,7 +42,7 @@ func signedLen(v int64) int {
 	return render.DecimalLen(uint64(v))
 }
 
-const csvHeader = "clock,mcv,model,category,value,jumbo,payload_size,payload_hex\n"
+const csvHeader = "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex\n"
 
 // mcvText is one MCV byte as CSV text: printable ASCII as is, anything
 // else as \xNN so that the CSV stays valid UTF-8.
@@ -55,8 +55,17 @@ func mcvText(dst []byte, c byte) []byte {
 
 func plainMCV(c byte) bool { return c > 0x20 && c < 0x7f && c != '"' && c != ',' }
 
-func appendCSVLine(dst []byte, ev *ovni.Event) []byte {
+// appendCSVLine writes one event; t_ns is its clock less base, the
+// trace's first clock.
+func appendCSVLine(dst []byte, ev *ovni.Event, base uint64) []byte {
 	dst = strconv.AppendUint(dst, ev.Clock, 10)
+	dst = append(dst, ',')
+	if ev.Clock >= base {
+		dst = strconv.AppendUint(dst, ev.Clock-base, 10)
+	} else {
+		dst = append(dst, '-')
+		dst = strconv.AppendUint(dst, base-ev.Clock, 10)
+	}
 	dst = append(dst, ',')
 	m := ev.MCV
 	if plainMCV(m[0]) && plainMCV(m[1]) && plainMCV(m[2]) {
@@ -92,6 +101,7 @@ type streamGen struct {
 
 type streamCursor struct {
 	g      *streamGen
+	base   uint64 // the trace's first clock, for t_ns
 	r      *ovni.Reader
 	header bool // the CSV header is still to be written
 	err    error
@@ -104,6 +114,9 @@ func (g *streamGen) Start(state any) (render.Cursor, error) {
 		return nil, err
 	}
 	c := &streamCursor{g: g, err: err}
+	if g.csv {
+		c.base = g.th.trace.baseClock()
+	}
 	off, ok := state.(int64)
 	if !ok {
 		c.header = g.csv
@@ -138,7 +151,7 @@ func (c *streamCursor) Next(dst []byte) ([]byte, error) {
 			return dst, err
 		}
 		if c.g.csv {
-			dst = appendCSVLine(dst, &c.ev)
+			dst = appendCSVLine(dst, &c.ev, c.base)
 		} else {
 			dst = appendDumpLine(dst, c.g.th.prefix, &c.ev)
 		}

@@ -51,6 +51,7 @@ func detect(path string) (string, bool) {
 // A thread is one stream of the trace, opened on first use.
 type thread struct {
 	*ovni.Thread
+	trace  *trace
 	prefix string // "<loom>.<pid>.<tid>  ", ovnidump's line key
 
 	once   sync.Once
@@ -85,6 +86,32 @@ type trace struct {
 
 	metaOnce sync.Once
 	metas    map[*ovni.Proc]*ovni.Metadata
+
+	baseOnce sync.Once
+	base     uint64
+}
+
+// baseClock is the smallest first clock of the streams: the origin of
+// t_ns in events.csv. Unreadable streams are left out (their errors
+// show on their own views).
+func (t *trace) baseClock() uint64 {
+	t.baseOnce.Do(func() {
+		found := false
+		for _, th := range t.threads {
+			s, _ := th.open()
+			if s == nil {
+				continue
+			}
+			clock, _, _, err := s.NewReader(s.Start(), 4096).Skip()
+			if err != nil {
+				continue
+			}
+			if !found || clock < t.base {
+				t.base, found = clock, true
+			}
+		}
+	})
+	return t.base
 }
 
 // Open builds the tree of the trace in dir (or dir/ovni).
@@ -96,7 +123,7 @@ func Open(dir string) (*vfs.Source, error) {
 	t := &trace{tr: tr}
 	for _, th := range tr.Streams() {
 		prefix := th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10) + "  "
-		t.threads = append(t.threads, &thread{Thread: th, prefix: prefix})
+		t.threads = append(t.threads, &thread{Thread: th, trace: t, prefix: prefix})
 	}
 	variant := t.variant()
 	src := vfs.NewSource("ovni", variant, dir)
@@ -113,6 +140,7 @@ func Open(dir string) (*vfs.Source, error) {
 		files = append(files, th.Path)
 	}
 	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, indexKey("events.txt", files...), nil))
+	allStreams := indexKey("streams", files...) // events.csv's t_ns depends on every stream's first clock
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -127,7 +155,7 @@ func Open(dir string) (*vfs.Source, error) {
 				tdir := pdir.AddDir("thread." + strconv.FormatInt(th.TID, 10))
 				where := th.Name()
 				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, indexKey("events.txt", th.Path), src.Errors.Reporter(where)))
-				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, indexKey("events.csv", th.Path), src.Errors.Reporter(where)))
+				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, csvKey(indexKey("events.csv", th.Path), allStreams), src.Errors.Reporter(where)))
 			}
 		}
 	}
@@ -154,6 +182,15 @@ func indexKey(view string, files ...string) string {
 		return ""
 	}
 	return "ovni/" + view + "/" + key
+}
+
+// csvKey is key extended by the key of every stream, or "" when either
+// is unknown.
+func csvKey(key, all string) string {
+	if key == "" || all == "" {
+		return ""
+	}
+	return key + "+" + all
 }
 
 // variant reads the first bytes of the first non-empty stream.
@@ -237,7 +274,7 @@ func optInt(p *int64) string {
 func (t *trace) streamsCSV() ([]byte, error) {
 	metas := t.metadata()
 	stats := t.streamStats()
-	b := []byte("loom,pid,tid,app_id,rank,nranks,path,num_events,first_clock,last_clock\n")
+	b := []byte("loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns\n")
 	for i, th := range t.threads {
 		m := metas[th.Proc]
 		var appID, rank, nranks string
@@ -283,7 +320,7 @@ Files
   _errors.txt      decode problems found so far, one per line; empty when none
   raw/             the original trace files, byte for byte
   streams.csv      one row per thread stream: loom,pid,tid,app_id,rank,nranks,path,
-                   num_events,first_clock,last_clock (app_id/rank/nranks from metadata.json)
+                   num_events,first_time_ns,last_time_ns (app_id/rank/nranks from metadata.json)
   cpus.csv         the CPU list of each loom: loom,index,phyid
   events.txt       every event of every stream, merged in clock order, in ovnidump's
                    line format: <loom>.<pid>.<tid>  <clock>  <MCV>[ :xx:xx...]
@@ -292,8 +329,12 @@ Files
                    then pid, then tid (numerically), so the output is deterministic.
   loom.<L>/proc.<P>/metadata.json             the original process metadata
   loom.<L>/proc.<P>/thread.<T>/events.txt     this stream only, same line format
-  loom.<L>/proc.<P>/thread.<T>/events.csv     clock,mcv,model,category,value,jumbo,
-                   payload_size,payload_hex: one row per event; model, category and
+  loom.<L>/proc.<P>/thread.<T>/events.csv     time_ns,t_ns,mcv,model,category,value,
+                   jumbo,payload_size,payload_hex: one row per event. time_ns is the
+                   event's clock, exact; t_ns is the same instant less the trace's
+                   first clock (the smallest first clock of all streams): small
+                   numbers that spreadsheets keep exactly (they round 19-digit
+                   time_ns values). model, category and
                    value are the three letters of the MCV; jumbo is 1 for jumbo events;
                    payload_size counts the payload bytes as stored (for a jumbo event,
                    4 size bytes plus the data); payload_hex is those bytes in hex after
@@ -307,7 +348,7 @@ is an empty stream.
 
 Example
   grep -c ' VTx' events.txt
-  awk -F, 'NR>1 {n[$2]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
+  awk -F, 'NR>1 {n[$3]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
 `)
 	return []byte(b.String()), nil
 }

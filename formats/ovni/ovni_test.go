@@ -68,6 +68,14 @@ func linesOf(dump []byte, threadDir string) []byte {
 	return out
 }
 
+// firstClock is the clock of the first line of an ovnidump text: the
+// smallest clock of the trace.
+func firstClock(dump []byte) uint64 {
+	f := strings.Fields(string(dump[:bytes.IndexByte(dump, '\n')]))
+	c, _ := strconv.ParseUint(f[1], 10, 64)
+	return c
+}
+
 func TestCorpusEventsMatchOvnidump(t *testing.T) {
 	for _, c := range corpusCases {
 		t.Run(c, func(t *testing.T) {
@@ -82,6 +90,7 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 				t.Fatalf("events.txt differs from ovnidump.txt (%d vs %d bytes)", len(got), len(want))
 			}
 			threads := threadViews(t, fsys)
+			base := firstClock(want)
 			if len(threads) == 0 {
 				t.Fatal("no thread directories")
 			}
@@ -94,6 +103,12 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 				rows, err := csv.NewReader(bytes.NewReader(read(t, fsys, th+"/events.csv"))).ReadAll()
 				if err != nil {
 					t.Fatal(err)
+				}
+				for _, row := range rows[1:] {
+					clock, _ := strconv.ParseUint(row[0], 10, 64)
+					if rel, _ := strconv.ParseUint(row[1], 10, 64); rel != clock-base {
+						t.Fatalf("%s: t_ns %s for time_ns %s, want time_ns less the dump's first clock %d", th, row[1], row[0], base)
+					}
 				}
 				if len(rows)-1 != bytes.Count(got, []byte("\n")) {
 					t.Errorf("%s: %d CSV rows for %d events", th, len(rows)-1, bytes.Count(got, []byte("\n")))
@@ -116,7 +131,7 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 func TestCorpusTables(t *testing.T) {
 	dir := testdata.Corpus(t, "ovni", "v1-two-procs")
 	fsys := open(t, filepath.Join(dir, "ovni")).FS()
-	wantStreams := "loom,pid,tid,app_id,rank,nranks,path,num_events,first_clock,last_clock\n" +
+	wantStreams := "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns\n" +
 		"nodeA,10861,10861,1,0,2,loom.nodeA/proc.10861/thread.10861,4,787119677646,787120367543\n" +
 		"nodeA,10861,10863,1,0,2,loom.nodeA/proc.10861/thread.10863,22,787119865356,787119871678\n" +
 		"nodeA,10862,10862,1,1,2,loom.nodeA/proc.10862/thread.10862,4,787120193989,787120778599\n" +
