@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/hpcfs/hpcfs/formats/callgrind"
 	"github.com/hpcfs/hpcfs/formats/dcpi"
@@ -34,7 +35,11 @@ var ErrUnknown = errors.New("no supported format")
 // of what it found. Every format is asked first; only a source none of
 // them reads is described by what it looks like.
 func Detect(path string) (vfs.Format, string, error) {
-	if _, err := os.Stat(path); err != nil {
+	info, err := os.Stat(path)
+	if err != nil {
+		return vfs.Format{}, "", err
+	}
+	if err := readable(path, info); err != nil {
 		return vfs.Format{}, "", err
 	}
 	for _, f := range All {
@@ -43,6 +48,25 @@ func Detect(path string) (vfs.Format, string, error) {
 		}
 	}
 	return vfs.Format{}, "", &unknownError{path, describe(path)}
+}
+
+// readable reports a source that cannot be read as an error that is
+// fs.ErrPermission, before the formats would each decline it and hide
+// the reason behind "no supported format".
+func readable(path string, info os.FileInfo) error {
+	if info.IsDir() {
+		// A folder needs listing (r) and entering (x): access(2) modes.
+		const rOK, xOK = 4, 1
+		if err := syscall.Access(path, rOK|xOK); err != nil {
+			return &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // unknownError is ErrUnknown with what the source looks like, in one

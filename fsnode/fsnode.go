@@ -113,6 +113,7 @@ var (
 	_ = (fs.NodeGetattrer)((*node)(nil))
 	_ = (fs.NodeOpener)((*node)(nil))
 	_ = (fs.NodeReader)((*node)(nil))
+	_ = (fs.NodeStatfser)((*node)(nil))
 )
 
 func inode(p string) uint64 {
@@ -199,6 +200,14 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	if !volatile(info) {
 		out.SetTimeout(cacheTimeout)
 	}
+	return 0
+}
+
+// Statfs reports block and name sizes for df and statvfs callers (some
+// tools divide by f_bsize); a read-only tree has no free space, and its
+// size is not known without rendering every file, so the counts stay 0.
+func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	*out = fuse.StatfsOut{Bsize: 4096, Frsize: 4096, NameLen: 255}
 	return 0
 }
 

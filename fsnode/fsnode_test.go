@@ -86,3 +86,14 @@ func TestStableInodesAndOrder(t *testing.T) {
 		t.Fatalf("directory listing is not complete, sorted and stable: %d entries", len(first))
 	}
 }
+
+func TestStatfs(t *testing.T) {
+	mnt := fsnodetest.Mount(t, sample())
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Join(mnt, "dir0"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Bsize != 4096 || st.Frsize != 4096 || st.Namelen != 255 {
+		t.Errorf("statfs: bsize %d frsize %d namelen %d, want 4096 4096 255", st.Bsize, st.Frsize, st.Namelen)
+	}
+}

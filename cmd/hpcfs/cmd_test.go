@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/formats"
@@ -77,5 +81,38 @@ func TestUnmountCommand(t *testing.T) {
 	runCLI(t, "unmount", mnt)
 	if mounted(mnt) {
 		t.Fatal("still mounted after hpcfs unmount")
+	}
+}
+
+// TestPermissionDenied: an unreadable source (file or folder) is named as
+// such, with its own exit code. As root the command runs as nobody, since
+// root reads everything.
+func TestPermissionDenied(t *testing.T) {
+	bin := hpcfsBin(t)
+	dir := t.TempDir()
+	os.Chmod(filepath.Dir(dir), 0o755)
+	os.Chmod(dir, 0o755)
+	file := filepath.Join(dir, "trace.out")
+	os.WriteFile(file, []byte("events: Ir\nfn=main\n1 10\n"), 0o000)
+	folder := filepath.Join(dir, "results")
+	os.Mkdir(folder, 0o000)
+	unknown := filepath.Join(dir, "notes.txt")
+	os.WriteFile(unknown, []byte("just text\n"), 0o644)
+	for src, want := range map[string]int{file: exitPermission, folder: exitPermission, unknown: exitSource} {
+		cmd := exec.Command(bin, "ls", src)
+		if os.Getuid() == 0 {
+			os.Chmod(filepath.Dir(bin), 0o755)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != want {
+			t.Errorf("ls %s: %v, stderr %q; want exit %d", src, err, stderr.String(), want)
+		}
+		if denied := "hpcfs: permission denied: " + src + "\n"; (want == exitPermission) != (stderr.String() == denied) {
+			t.Errorf("ls %s: stderr %q", src, stderr.String())
+		}
 	}
 }

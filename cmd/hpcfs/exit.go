@@ -6,11 +6,12 @@ import "fmt"
 const (
 	exitFailure    = 1 // anything not listed below
 	exitUsage      = 2 // bad arguments or flags
-	exitSource     = 3 // the source is missing, unreadable or of no supported format
+	exitSource     = 3 // the source is missing or of no supported format
 	exitMountpoint = 4 // the mountpoint is missing, not a directory or not empty
 	exitInUse      = 5 // the mountpoint is already mounted
 	exitMount      = 6 // the kernel refused the mount
 	exitNotFound   = 7 // ls/cat: no such path in the tree
+	exitPermission = 8 // the source (or a folder on its path) may not be read
 )
 
 type exitError struct {

@@ -28,8 +28,16 @@ func openSource(path string) (src *vfs.Source, cleanup func(), err error) {
 	src, err = formats.Open(path)
 	if err != nil {
 		cleanup()
+		if errors.Is(err, fs.ErrPermission) {
+			denied := path
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				denied = pe.Path
+			}
+			return nil, func() {}, exitErr(exitPermission, "permission denied: %s", denied)
+		}
 		code := exitSource
-		if !errors.Is(err, formats.ErrUnknown) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+		if !errors.Is(err, formats.ErrUnknown) && !errors.Is(err, fs.ErrNotExist) {
 			code = exitFailure
 		}
 		return nil, func() {}, &exitError{code, err}
