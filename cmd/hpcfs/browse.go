@@ -122,35 +122,76 @@ func newExportCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "export SOURCE DIR",
 		Short: "Write the whole tree of SOURCE (without raw/) into DIR as ordinary files",
-		Args:  cobra.ExactArgs(2),
+		Long: `Write the whole tree of SOURCE (without raw/) into DIR as ordinary files.
+A view that fails is left out (no partial file) and export goes on; _errors.txt
+is written last, so it holds what rendering the views found. The exit status is
+non-zero when a view failed, and each failure is named.`,
+		Args: cobra.ExactArgs(2),
 		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
-			fsys := src.FS()
-			return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return treeErr(err)
-				}
-				if p == "raw" {
-					return fs.SkipDir
-				}
-				dst := filepath.Join(args[1], filepath.FromSlash(p))
-				if d.IsDir() {
-					return os.MkdirAll(dst, 0o755)
-				}
-				in, err := fsys.Open(p)
-				if err != nil {
-					return treeErr(err)
-				}
-				defer in.Close()
-				out, err := os.Create(dst)
-				if err != nil {
-					return err
-				}
-				if _, err := io.Copy(out, in); err != nil {
-					out.Close()
-					return err
-				}
-				return out.Close()
-			})
+			return export(src.FS(), args[1])
 		}),
 	}
+}
+
+// export writes fsys (without raw/) under dir. Every _errors.txt is
+// written after all other files, so that it holds the problems their
+// rendering found; a failing view is named and left out, and the walk
+// goes on.
+func export(fsys fs.FS, dir string) error {
+	var failed, errorLists []string
+	fail := func(p string, err error) {
+		failed = append(failed, fmt.Sprintf("%s: %v", p, err))
+	}
+	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			fail(p, err)
+		case p == "raw":
+			return fs.SkipDir
+		case d.IsDir():
+			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(p)), 0o755); err != nil {
+				fail(p, err)
+				return fs.SkipDir
+			}
+		case d.Name() == "_errors.txt":
+			errorLists = append(errorLists, p)
+		default:
+			if err := exportFile(fsys, p, dir); err != nil {
+				fail(p, err)
+			}
+		}
+		return nil
+	})
+	for _, p := range errorLists {
+		if err := exportFile(fsys, p, dir); err != nil {
+			fail(p, err)
+		}
+	}
+	if len(failed) > 0 {
+		return exitErr(exitFailure, "export: %d of the views failed and were not written:\n  %s", len(failed), strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+// exportFile copies the view p of fsys under dir; a view that cannot be
+// read to its end leaves no file behind.
+func exportFile(fsys fs.FS, p, dir string) error {
+	in, err := fsys.Open(p)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	dst := filepath.Join(dir, filepath.FromSlash(p))
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+	}
+	return err
 }
