@@ -31,11 +31,11 @@ var csvHeaders = map[string]string{
 	"profiles/*.csv":     "ctx_id,kind,name,",
 	"traces/*.csv":       "time_ns,t_ns,ctx_id,procedure,depth,path",
 	// hpcrun
-	"profiles.csv@hpcrun": "profile,file,program_name,mpi_rank,thread_id,process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
+	"profiles.csv@hpcrun": "profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
 	"*/metrics.csv":       "epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples",
-	"*/loadmap.csv":       "epoch,lm_id,name,flags",
-	"*/cct.csv":           "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,",
-	"*/trace.csv":         "time,node_id,lm_id,load_module,ip",
+	"*/loadmap.csv":       "epoch,module_id,name,flags",
+	"*/cct.csv":           "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,",
+	"*/trace.csv":         "time_ns,t_ns,ctx_id,module_id,module,offset",
 	// webgrind
 	"functions.csv@webgrind":           "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct",
 	"calls.csv@webgrind":               "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct",

@@ -77,7 +77,6 @@ func (v vocabulary) allows(format, column string) bool {
 // stray from the vocabulary.
 var pendingRenames = map[string]map[string]bool{
 	"hpcdb":     set("profile_idx", "procedure"),
-	"hpcrun":    set("mpi_rank", "thread_id", "process_id", "node_id", "lm_id", "load_module", "ip", "time"),
 	"webgrind":  set("nr", "invocation_count", "self_cost", "inclusive_cost", "self_pct", "inclusive_pct", "caller_nr", "callee_nr"),
 	"callgrind": set("nr", "object", "caller_nr", "callee_nr", "self_Instructions", "inclusive_Instructions"),
 	"dcpi":      set("image"),

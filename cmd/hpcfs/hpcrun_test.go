@@ -61,7 +61,7 @@ func TestHpcrunSparse(t *testing.T) {
 			t.Fatalf("%s through the mount differs from hpcfs cat: %v", v, err)
 		}
 	}
-	if !strings.Contains(string(runCLI(t, "cat", dir, p+"/cct.csv")), "\n0,12,0,0,0,0,^Primary,0x5e5072696d617279,0,1.210259\n") {
+	if !strings.Contains(string(runCLI(t, "cat", dir, p+"/cct.csv")), "\n0,12,0,0,0,0,^Primary,0x5e5072696d617279,1.210259,0\n") {
 		t.Fatal("cct.csv root row")
 	}
 	if errs, _ := os.ReadFile(filepath.Join(mnt, "_errors.txt")); len(errs) != 0 {

@@ -96,8 +96,8 @@ func TestDeepChains(t *testing.T) {
 			t.Fatalf("%s: %d rows, want %d", name, len(rows)-1, n)
 		}
 		for d, r := range rows[1:] {
-			if r[3] != strconv.Itoa(d) || r[len(r)-1] != strconv.Itoa(n-d) || r[len(r)-2] != "1" {
-				t.Fatalf("%s row %d: depth %s inclusive %s exclusive %s, want %d %d 1", name, d, r[3], r[len(r)-1], r[len(r)-2], d, n-d)
+			if r[3] != strconv.Itoa(d) || r[len(r)-2] != strconv.Itoa(n-d) || r[len(r)-1] != "1" {
+				t.Fatalf("%s row %d: depth %s inclusive %s exclusive %s, want %d %d 1", name, d, r[3], r[len(r)-2], r[len(r)-1], d, n-d)
 			}
 		}
 	}

@@ -77,16 +77,16 @@ func (p *profile) columns(f *hpcrun.File) *cctColumns {
 		}
 		c.lmField = append(c.lmField, fields)
 	}
-	h := []byte("epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip")
+	h := []byte("epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset")
 	if c.lush {
 		h = append(h, ",lush_assoc,lush_lip"...)
 	}
 	for _, n := range c.names {
 		h = append(h, ',')
 		h = append(h, n...)
-		h = append(h, "_exc,"...)
+		h = append(h, "_inc,"...)
 		h = append(h, n...)
-		h = append(h, "_inc"...)
+		h = append(h, "_exc"...)
 	}
 	c.header = append(h, '\n')
 	return c
@@ -214,15 +214,16 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 				continue
 			}
 			real := ea.realMetric[mi]
-			at := len(dst)
-			dst = appendValue(dst, n.Values[mi], real)
 			if !inner { // a leaf's inclusive value is its exclusive one
+				at := len(dst)
+				dst = appendValue(dst, n.Values[mi], real)
 				dst = append(dst, ',')
 				dst = append(dst, dst[at:len(dst)-1]...)
 				continue
 			}
-			dst = append(dst, ',')
 			dst = appendValue(dst, inc[mi], real)
+			dst = append(dst, ',')
+			dst = appendValue(dst, n.Values[mi], real)
 		}
 		dst = append(dst, '\n')
 		c.pos.node++

@@ -97,7 +97,7 @@ func TestCorpusTables(t *testing.T) {
 		t.Fatalf("loadmap.csv = %q", lm)
 	}
 	cct := readCSV(t, read(t, fsys, sampleName+"/cct.csv"))
-	if strings.Join(cct[0], ",") != "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,cputime_usec_exc,cputime_usec_inc" {
+	if strings.Join(cct[0], ",") != "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,cputime_usec_inc,cputime_usec_exc" {
 		t.Fatalf("header %q", cct[0])
 	}
 	// Node 52 is the third node: a leaf under 18 with 68511 samples.
@@ -160,12 +160,12 @@ func checkInclusive(t testing.TB, rows [][]string, metrics int) {
 			}
 		}
 		for i := 1; i < len(rows); i++ {
-			if rows[i][col+1] == "" {
+			if rows[i][col-1] == "" {
 				continue
 			}
-			got, _ := strconv.ParseFloat(rows[i][col+1], 64)
+			got, _ := strconv.ParseFloat(rows[i][col-1], 64)
 			if math.Abs(got-sums[i]) > 1e-9*math.Max(1, math.Abs(sums[i])) {
-				t.Fatalf("%s of row %d = %v, want %v", hdr[col+1], i, got, sums[i])
+				t.Fatalf("%s of row %d = %v, want %v", hdr[col-1], i, got, sums[i])
 			}
 		}
 	}
@@ -200,11 +200,11 @@ func TestGeneratedViews(t *testing.T) {
 			if len(cct) != 1+2*1500 {
 				t.Fatalf("%d rows", len(cct))
 			}
-			wantHdr := "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip"
+			wantHdr := "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset"
 			if o.Lush {
 				wantHdr += ",lush_assoc,lush_lip"
 			}
-			wantHdr += ",cputime_usec_exc,cputime_usec_inc,realtime_sec_exc,realtime_sec_inc,papi_tot_cyc_exc,papi_tot_cyc_inc,energy_j_exc,energy_j_inc"
+			wantHdr += ",cputime_usec_inc,cputime_usec_exc,realtime_sec_inc,realtime_sec_exc,papi_tot_cyc_inc,papi_tot_cyc_exc,energy_j_inc,energy_j_exc"
 			if strings.Join(cct[0], ",") != wantHdr {
 				t.Fatalf("header %q", cct[0])
 			}
@@ -217,9 +217,9 @@ func TestGeneratedViews(t *testing.T) {
 				if r[1] != strconv.Itoa(int(n.AbsID())) || r[2] != strconv.Itoa(int(n.Parent)) || r[4] != map[bool]string{true: "1", false: "0"}[n.IsLeaf()] || r[7] != "0x"+strconv.FormatUint(n.IP, 16) {
 					t.Fatalf("row %v node %+v", r, n)
 				}
-				base := 8
+				base := 9 // the first _exc column
 				if o.Lush {
-					base = 10
+					base = 11
 				}
 				if r[base] != strconv.FormatUint(n.Values[0], 10) || r[base+2] != strconv.FormatFloat(math.Float64frombits(n.Values[1]), 'f', -1, 64) {
 					t.Fatalf("values %v vs %v", r, n.Values)
@@ -234,7 +234,8 @@ func TestGeneratedViews(t *testing.T) {
 				t.Fatalf("profiles.csv %q", prof)
 			}
 			tr := readCSV(t, read(t, fsys, name+"/trace.csv"))
-			if len(tr) != 501 || tr[1][0] != "1000" || tr[1][2] == "" {
+			// 02.00 traces store microseconds: trace.txt shows them, trace.csv converts.
+			if len(tr) != 501 || tr[1][0] != "1000000" || tr[1][1] != "0" || tr[2][1] != "7000" || tr[1][2] == "" {
 				t.Fatalf("trace.csv %q", tr[:2])
 			}
 			txt := strings.Split(strings.TrimSuffix(string(read(t, fsys, name+"/trace.txt")), "\n"), "\n")
@@ -311,7 +312,7 @@ func TestSparseTree(t *testing.T) {
 		t.Fatal("hpcproftt.txt for a 04.00 profile")
 	}
 	cct := readCSV(t, read(t, fsys, p+"cct.csv"))
-	if len(cct) != 14 || strings.Join(cct[0], ",") != "epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip,cputime_sec_exc,cputime_sec_inc" {
+	if len(cct) != 14 || strings.Join(cct[0], ",") != "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,cputime_sec_inc,cputime_sec_exc" {
 		t.Fatalf("cct.csv header %q, %d rows", cct[0], len(cct))
 	}
 	checkInclusive(t, cct, 1)
@@ -319,7 +320,7 @@ func TestSparseTree(t *testing.T) {
 	var sum float64
 	for _, r := range cct[1:] {
 		parents[r[2]] = true
-		v, _ := strconv.ParseFloat(r[8], 64)
+		v, _ := strconv.ParseFloat(r[9], 64)
 		sum += v
 	}
 	for _, r := range cct[1:] {
@@ -331,7 +332,7 @@ func TestSparseTree(t *testing.T) {
 	if root[1] != "12" || root[2] != "0" || root[6] != "^Primary" || root[7] != "0x5e5072696d617279" {
 		t.Errorf("root row %q", root)
 	}
-	if inc, _ := strconv.ParseFloat(root[9], 64); math.Abs(inc-sum) > 1e-12 || math.Abs(sum-1.210259) > 1e-9 {
+	if inc, _ := strconv.ParseFloat(root[8], 64); math.Abs(inc-sum) > 1e-12 || math.Abs(sum-1.210259) > 1e-9 {
 		t.Errorf("root inclusive %v, sum of the 5 stored values %v", inc, sum)
 	}
 	hdr := string(read(t, fsys, p+"header.txt"))

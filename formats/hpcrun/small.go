@@ -19,8 +19,8 @@ func (m *mount) readme() ([]byte, error) {
   README.txt       this file
   _errors.txt      decode problems found so far (empty when none)
   raw/             the original files, byte for byte
-  profiles.csv     one row per .hpcrun file: profile,file,program_name,mpi_rank,thread_id,
-                   process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,
+  profiles.csv     one row per .hpcrun file: profile,file,program_name,rank,thread,pid,
+                   host_id,version,layout,num_epochs,num_metrics,num_load_modules,
                    num_cct_nodes (host_id as 0x hex; metrics and load modules of the last
                    epoch; cct nodes over all epochs; version as the header writes it, with its
                    endian letter, e.g. 02.00b, so that spreadsheets keep it text)
@@ -31,23 +31,26 @@ func (m *mount) readme() ([]byte, error) {
     metrics.csv    epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,
                    show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,
                    num_samples (last four: layout C only)
-    loadmap.csv    epoch,lm_id,name,flags
-    cct.csv        epoch,node_id,parent_id,depth,is_leaf,lm_id,load_module,ip[,lush_assoc,lush_lip],
-                   then <metric>_exc (stored value) and <metric>_inc (sum over the
-                   subtree) per metric
+    loadmap.csv    epoch,module_id,name,flags
+    cct.csv        epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset[,lush_assoc,
+                   lush_lip], then <metric>_inc (sum over the subtree) and <metric>_exc
+                   (stored value) per metric; offset is the node's ip within its module
     cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive
                    of the first metric, load_module+0xip; children by descending
                    inclusive value
-    trace.txt      (with a .hpctrace beside the profile) time  node_id  load_module+0xip per sample
-    trace.csv      time,node_id,lm_id,load_module,ip[,metric_id]
+    trace.txt      (with a .hpctrace beside the profile) time  ctx_id  module+0xip per sample,
+                   time in the file's unit
+    trace.csv      time_ns,t_ns,ctx_id,module_id,module,offset[,metric_id]: time_ns is exact
+                   (converted from microseconds for 02.00 profiles); t_ns is time_ns less the
+                   first sample's, small numbers that spreadsheets keep exactly
 
 Conventions
-  node_id is the stored id without its sign; is_leaf (1/0) says whether it was negated (a leaf).
+  ctx_id is the stored node id without its sign; is_leaf (1/0) says whether it was negated (a leaf).
   Int metric values are unsigned integers; Real values are shortest round-trip decimals.
   Metric columns are snake_case of the metric name (CPUTIME (usec) -> cputime_usec).
-  load_module in cct.txt and trace.txt is the file name of the load module; 0 is the synthetic root.
-  Trace times are in the file's unit: microseconds for 02.00 profiles, nanoseconds for 03.00
-  and later.
+  The module in cct.txt and trace.txt is the file name of the load module; 0 is the synthetic root.
+  Trace files store microseconds for 02.00 profiles, nanoseconds for 03.00 and later;
+  trace.txt shows them as stored, trace.csv in nanoseconds.
   Layouts: A (2010, bit-field flags), B (2010-2017.06), C (2017.10+, with aux fields); all say
   "02.00".
 
@@ -56,8 +59,8 @@ Version 04.00 (sparse, HPCToolkit 2022.10+)
   leaf sign (is_leaf is 1 for nodes without children), values stored per node, and hpcproftt.txt (no
   --dump text of the 02.00 kind to match). Metric values absent from the sparse section are 0.
   Adds: header.txt lists the sections, the id tuple (kind(interpretation): physical logical) and the
-  id-tuple dictionary; lm_id 0 nodes are placeholders whose 8-character name is stored in the ip
-  (load_module in cct.csv, the location in cct.txt and trace.txt).
+  id-tuple dictionary; module_id 0 nodes are placeholders whose 8-character name is stored in
+  the ip (module in cct.csv, the location in cct.txt and trace.txt).
 `)
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {
@@ -93,7 +96,7 @@ func (m *mount) profilesCSV() ([]byte, error) {
 	}
 	close(next)
 	wg.Wait()
-	b := []byte("profile,file,program_name,mpi_rank,thread_id,process_id,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
+	b := []byte("profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
 	for i, s := range rows {
 		p := m.profiles[i]
 		b = render.AppendCSVRow(b, p.name, p.file, s.program, s.rank, s.thread, s.pid, s.host, s.version, s.layout,
@@ -180,7 +183,7 @@ func (p *profile) loadmapCSV() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := []byte("epoch,lm_id,name,flags\n")
+	b := []byte("epoch,module_id,name,flags\n")
 	for _, e := range f.Epochs {
 		for _, lm := range e.LoadModules {
 			b = render.AppendCSVRow(b, itoa(e.Index), itoa(int(lm.ID)), lm.Name, string(render.AppendHex(nil, lm.Flags)))

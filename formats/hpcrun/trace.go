@@ -89,7 +89,9 @@ type traceCursor struct {
 	g       *traceGen
 	t       *hpcrun.Trace
 	l       *nodeLookup
-	i       int64 // next record; -1 = header
+	scale   uint64 // time_ns per unit of the trace's times
+	first   uint64 // time_ns of the first sample, the origin of t_ns
+	i       int64  // next record; -1 = header
 	samples []hpcrun.Sample
 }
 
@@ -98,9 +100,16 @@ func (g *traceGen) Start(state any) (render.Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &traceCursor{g: g, t: t, l: l, i: -1, samples: make([]hpcrun.Sample, rowsPerNext)}
+	c := &traceCursor{g: g, t: t, l: l, i: -1, samples: make([]hpcrun.Sample, rowsPerNext), scale: 1}
 	if g.text {
 		c.i = 0
+	} else {
+		if f, _ := g.p.open(); f != nil && f.Version < "03.00" {
+			c.scale = 1000 // hpcrun 02.00 wrote microseconds
+		}
+		if n, _ := t.ReadSamples(c.samples[:1], 0); n == 1 {
+			c.first = c.samples[0].Time * c.scale
+		}
 	}
 	if s, ok := state.(int64); ok {
 		c.i = s
@@ -113,7 +122,7 @@ func (c *traceCursor) State() any { return c.i }
 func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	if c.i < 0 {
 		c.i = 0
-		dst = append(dst, "time,node_id,lm_id,load_module,ip"...)
+		dst = append(dst, "time_ns,t_ns,ctx_id,module_id,module,offset"...)
 		if c.t.DataCentric() {
 			dst = append(dst, ",metric_id"...)
 		}
@@ -131,7 +140,19 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	}
 	for _, s := range c.samples[:n] {
 		k, ok := c.l.find(s.NodeID)
-		dst = strconv.AppendUint(dst, s.Time, 10)
+		if !c.g.text {
+			ns := s.Time * c.scale
+			dst = strconv.AppendUint(dst, ns, 10)
+			dst = append(dst, ',')
+			if ns >= c.first {
+				dst = strconv.AppendUint(dst, ns-c.first, 10)
+			} else {
+				dst = append(dst, '-')
+				dst = strconv.AppendUint(dst, c.first-ns, 10)
+			}
+		} else {
+			dst = strconv.AppendUint(dst, s.Time, 10)
+		}
 		if c.g.text {
 			dst = append(dst, "  "...)
 			dst = strconv.AppendUint(dst, uint64(s.NodeID), 10)
