@@ -37,11 +37,11 @@ var csvHeaders = map[string]string{
 	"*/cct.csv":           "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,",
 	"*/trace.csv":         "time_ns,t_ns,ctx_id,module_id,module,offset",
 	// webgrind
-	"functions.csv@webgrind":           "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct",
-	"calls.csv@webgrind":               "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct",
-	"functions/*/callers.csv@webgrind": "caller_nr,caller,line,call_count,call_cost,call_cost_pct",
-	"functions/*/callees.csv@webgrind": "callee_nr,callee,line,call_count,call_cost,call_cost_pct",
-	"invocations.csv":                  "nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line",
+	"functions.csv@webgrind":           "function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,cost_exc_pct",
+	"calls.csv@webgrind":               "caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callers.csv@webgrind": "caller_id,caller,line,call_count,call_cost,call_cost_pct",
+	"functions/*/callees.csv@webgrind": "callee_id,callee,line,call_count,call_cost,call_cost_pct",
+	"invocations.csv":                  "function_id,function,invocation,cost_inc,cost_exc,call_cost,caller_id,caller_invocation,caller_line",
 	// callgrind (issue 13), for a file with the one event "Instructions"
 	"functions.csv@callgrind":           "nr,function,file,object,call_count,self_Instructions,inclusive_Instructions",
 	"calls.csv@callgrind":               "caller_nr,caller,caller_file,callee_nr,callee,callee_file,line,call_count,inclusive_Instructions",

@@ -66,7 +66,7 @@ func (v vocabulary) allows(format, column string) bool {
 	}
 	for _, suffix := range []string{"_inc", "_exc", "_pct"} {
 		if base, ok := strings.CutSuffix(column, suffix); ok && base != "" {
-			return v.names[base] || v.perFormat[format][base] || base == "cost"
+			return v.names[base] || v.perFormat[format][base] || base == "cost" || v.allows(format, base)
 		}
 	}
 	return false
@@ -77,7 +77,6 @@ func (v vocabulary) allows(format, column string) bool {
 // stray from the vocabulary.
 var pendingRenames = map[string]map[string]bool{
 	"hpcdb":     set("profile_idx", "procedure"),
-	"webgrind":  set("nr", "invocation_count", "self_cost", "inclusive_cost", "self_pct", "inclusive_pct", "caller_nr", "callee_nr"),
 	"callgrind": set("nr", "object", "caller_nr", "callee_nr", "self_Instructions", "inclusive_Instructions"),
 	"dcpi":      set("image"),
 }

@@ -60,16 +60,16 @@ func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
 		}
 		return "procedural"
 	}
-	functions = [][]string{{"nr", "function", "file", "line", "kind", "invocation_count", "self_cost", "inclusive_cost", "self_pct", "inclusive_pct"}}
-	calls = [][]string{{"caller_nr", "caller", "callee_nr", "callee", "line", "call_count", "call_cost", "call_cost_pct"}}
+	functions = [][]string{{"function_id", "function", "file", "line", "kind", "call_count", "cost_inc", "cost_exc", "cost_inc_pct", "cost_exc_pct"}}
+	calls = [][]string{{"caller_id", "caller", "callee_id", "callee", "line", "call_count", "call_cost", "call_cost_pct"}}
 	for _, f := range o.Functions {
 		line := ""
 		if o.Version == 7 {
 			line = u(*f.Line)
 		}
 		functions = append(functions, []string{strconv.Itoa(f.Nr), f.FunctionName, f.File, line, kind(f.FunctionName),
-			u(f.InvocationCount), u(f.SummedSelfCost), u(f.SummedInclusiveCost),
-			f.Formatted.Percent.SummedSelfCost, f.Formatted.Percent.SummedInclusiveCost})
+			u(f.InvocationCount), u(f.SummedInclusiveCost), u(f.SummedSelfCost),
+			f.Formatted.Percent.SummedInclusiveCost, f.Formatted.Percent.SummedSelfCost})
 		for _, c := range f.SubCalls {
 			calls = append(calls, []string{strconv.Itoa(f.Nr), f.FunctionName, u(c.FunctionNr), o.Functions[c.FunctionNr].FunctionName,
 				u(c.Line), u(c.CallCount), u(c.SummedCallCost), c.Formatted.Percent})

@@ -312,20 +312,22 @@ func (p *profile) readme(path string) string {
 		p.units(), render.FormatFloat(p.hdr.Summary))
 	b.WriteString(`header.txt        format version, function count, header lines as stored, then runs and summary
                   as webgrind computes them
-functions.csv     nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,
-                  inclusive_pct
-                  one row per function in function-number order; kind is webgrind's (internal,
-                  include, class, procedural)
+functions.csv     function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,
+                  cost_exc_pct
+                  one row per function in function-number order (function_id is webgrind's
+                  function nr); call_count is webgrind's invocation count; cost_inc and
+                  cost_exc are its summed inclusive and self costs; kind is webgrind's
+                  (internal, include, class, procedural)
 functions.txt     webgrind's summary line and function table as text, by self cost descending:
                   self %, inclusive %, invocations, function, file:line
-calls.csv         caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct
+calls.csv         caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct
                   one row per (caller, callee, line); line is in the caller's file
 functions/<nr>-<name>/callers.csv  webgrind's "Called From" table of one function
 functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
                   (<nr> is zero-padded so that ls lists functions in number order)
 `)
 	if v == wg.V4 {
-		b.WriteString("invocations.csv   nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,\n" +
+		b.WriteString("invocations.csv   function_id,function,invocation,cost_inc,cost_exc,call_cost,caller_id,\n" +
 			"                  caller_invocation,caller_line\n" +
 			"                  one row per invocation record; caller fields empty when never called\n")
 	}

@@ -10,11 +10,11 @@ import (
 )
 
 const (
-	functionsHeader   = "nr,function,file,line,kind,invocation_count,self_cost,inclusive_cost,self_pct,inclusive_pct\n"
-	callsHeader       = "caller_nr,caller,callee_nr,callee,line,call_count,call_cost,call_cost_pct\n"
-	callersHeader     = "caller_nr,caller,line,call_count,call_cost,call_cost_pct\n"
-	calleesHeader     = "callee_nr,callee,line,call_count,call_cost,call_cost_pct\n"
-	invocationsHeader = "nr,function,invocation,self_cost,inclusive_cost,call_cost,caller_nr,caller_invocation,caller_line\n"
+	functionsHeader   = "function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,cost_exc_pct\n"
+	callsHeader       = "caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct\n"
+	callersHeader     = "caller_id,caller,line,call_count,call_cost,call_cost_pct\n"
+	calleesHeader     = "callee_id,callee,line,call_count,call_cost,call_cost_pct\n"
+	invocationsHeader = "function_id,function,invocation,cost_inc,cost_exc,call_cost,caller_id,caller_invocation,caller_line\n"
 	functionsTxtHead  = "  self %   incl %  invocations  function  file:line\n"
 )
 
@@ -42,13 +42,13 @@ func (p *profile) functionsCSV(state any) (render.Cursor, error) {
 		dst = append(dst, ',')
 		dst = strconv.AppendUint(dst, fn.Invocations, 10)
 		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, fn.Self, 10)
-		dst = append(dst, ',')
 		dst = strconv.AppendUint(dst, fn.Inclusive, 10)
 		dst = append(dst, ',')
-		dst = p.appendPct(dst, fn.Self)
+		dst = strconv.AppendUint(dst, fn.Self, 10)
 		dst = append(dst, ',')
 		dst = p.appendPct(dst, fn.Inclusive)
+		dst = append(dst, ',')
+		dst = p.appendPct(dst, fn.Self)
 		return append(dst, '\n'), nil
 	}), nil
 }
@@ -159,9 +159,9 @@ func (p *profile) invocationsCSV(state any) (render.Cursor, error) {
 			dst = append(dst, ',')
 			dst = strconv.AppendInt(dst, int64(j), 10)
 			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(v.Self), 10)
-			dst = append(dst, ',')
 			dst = strconv.AppendUint(dst, uint64(v.Inclusive), 10)
+			dst = append(dst, ',')
+			dst = strconv.AppendUint(dst, uint64(v.Self), 10)
 			dst = append(dst, ',')
 			dst = strconv.AppendUint(dst, uint64(v.CallCost), 10)
 			dst = append(dst, ',')

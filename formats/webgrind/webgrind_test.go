@@ -120,8 +120,8 @@ func OracleRows(version int, fns []oracleFn) (functions, calls [][]string) {
 			line = u(uint64(*f.Line))
 		}
 		functions = append(functions, []string{strconv.Itoa(f.Nr), f.FunctionName, f.File, line, humanKind(f.FunctionName),
-			u(f.InvocationCount), u(f.SummedSelfCost), u(f.SummedInclusiveCost),
-			f.Formatted.Percent.SummedSelfCost, f.Formatted.Percent.SummedInclusiveCost})
+			u(f.InvocationCount), u(f.SummedInclusiveCost), u(f.SummedSelfCost),
+			f.Formatted.Percent.SummedInclusiveCost, f.Formatted.Percent.SummedSelfCost})
 		for _, c := range f.SubCalls {
 			calls = append(calls, []string{strconv.Itoa(f.Nr), f.FunctionName, u(c.FunctionNr), fns[c.FunctionNr].FunctionName,
 				u(c.Line), u(c.CallCount), u(c.SummedCallCost), c.Formatted.Percent})
@@ -323,7 +323,7 @@ func TestVersionsAgree(t *testing.T) {
 	for i, s := range sums {
 		r := f7[i+1]
 		want := []string{strconv.Itoa(i), s.Name, s.File, strconv.Itoa(int(s.Line)), humanKind(s.Name), strconv.Itoa(int(s.Count)),
-			strconv.Itoa(int(s.Self)), strconv.Itoa(int(s.Inclusive))}
+			strconv.Itoa(int(s.Inclusive)), strconv.Itoa(int(s.Self))}
 		if !slices.Equal(r[:8], want) {
 			t.Fatalf("v7 row %d = %q, want %q", i, r, want)
 		}
@@ -364,7 +364,7 @@ func TestVersionsAgree(t *testing.T) {
 	k := 1
 	for nr, f := range g.Funcs {
 		for j, v := range f.Invs {
-			want := []string{strconv.Itoa(nr), f.Name, strconv.Itoa(j), strconv.Itoa(int(v.Self)), strconv.Itoa(int(v.Inclusive())), strconv.Itoa(int(v.CallCost)), "", "", ""}
+			want := []string{strconv.Itoa(nr), f.Name, strconv.Itoa(j), strconv.Itoa(int(v.Inclusive())), strconv.Itoa(int(v.Self)), strconv.Itoa(int(v.CallCost)), "", "", ""}
 			if v.Caller != gen.NoCaller {
 				want[6], want[7], want[8] = strconv.Itoa(v.Caller), strconv.Itoa(v.CallerInv), strconv.Itoa(int(v.CallerLine))
 			}
@@ -491,7 +491,7 @@ func TestBadInput(t *testing.T) {
 		b := bytes.Clone(good.Bytes())
 		copy(b[4:], le(uint32(len(b)+5)))
 		src, fsys := openBytes(t, b)
-		if f := readCSV(t, readFS(t, fsys, "functions.csv")); len(f) != n+1 || f[1][8] != "0.00" {
+		if f := readCSV(t, readFS(t, fsys, "functions.csv")); len(f) != n+1 || f[1][9] != "0.00" {
 			t.Fatalf("functions.csv rows %d", len(f))
 		}
 		if errs := src.Errors.Lines(); len(errs) != 1 || !strings.HasPrefix(errs[0], "header.txt: ") {
