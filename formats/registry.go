@@ -21,6 +21,7 @@ import (
 // All lists the formats in detection order.
 var All = []vfs.Format{
 	ovni.Format,
+	hpcdb.MetaFormat,
 	hpcdb.Format,
 	hpcrun.Format,
 	webgrind.Format,

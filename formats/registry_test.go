@@ -64,8 +64,7 @@ func TestUnsupportedSignatures(t *testing.T) {
 	archive := filepath.Join(dir, "run.zip")
 	os.WriteFile(archive, []byte("PK\x03\x04rest"), 0o644)
 	for _, c := range []struct{ path, want string }{
-		{db, "HPCToolkit meta.db database: not supported"},
-		{filepath.Join(db, "meta.db"), "HPCToolkit meta.db database file: not supported"},
+		{filepath.Join(db, "meta.db"), "HPCToolkit meta database file: mount the database directory"},
 		{filepath.Join(dir, "trace"), "ovni 1.x trace"},
 		{archive, "zip archive: unpack it first"},
 	} {
@@ -96,8 +95,7 @@ func TestFolderScanIsRecursive(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "program", "src"), 0o755)
 	os.WriteFile(filepath.Join(dir, "program", "src", "main.c"), []byte("int main(){}"), 0o644)
 	os.WriteFile(filepath.Join(dir, "program", "Makefile"), []byte("all:"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "db"), 0o755)
-	os.WriteFile(filepath.Join(dir, "db", "meta.db"), []byte("HPCTOOLKITmeta\x04\x00"), 0o644)
+	os.WriteFile(filepath.Join(dir, "old.zip"), []byte("PK\x03\x04rest"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
 	src, err := Open(dir)
 	if err != nil {
@@ -112,7 +110,7 @@ func TestFolderScanIsRecursive(t *testing.T) {
 	readme := readAll(t, src, "README.txt")
 	for _, want := range []string{
 		"A folder of 2 sources",
-		"  db/  HPCToolkit meta.db database: not supported by this version\n",
+		"  old.zip  zip archive: unpack it first\n",
 		"  notes.txt  not a source hpcfs reads\n",
 		"  program/  no source inside (2 entries)\n",
 	} {

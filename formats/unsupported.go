@@ -30,8 +30,6 @@ func unsupported(path string) string {
 	f.Close()
 	head = head[:n]
 	switch {
-	case bytes.HasPrefix(head, []byte("HPCTOOLKITmeta")):
-		return "HPCToolkit meta.db database file: not supported by this version"
 	case bytes.HasPrefix(head, []byte("HPCTOOLKIT")) && len(head) >= 14:
 		return "HPCToolkit " + strings.TrimSpace(string(head[10:14])) + " database file: mount the database directory"
 	case bytes.HasPrefix(head, []byte("HPCRUN-")):
@@ -49,9 +47,6 @@ func unsupported(path string) string {
 }
 
 func unsupportedDir(path string) string {
-	if hasMagic(filepath.Join(path, "meta.db"), "HPCTOOLKITmeta") {
-		return "HPCToolkit meta.db database: not supported by this version"
-	}
 	if m, _ := filepath.Glob(filepath.Join(path, "loom.*", "proc.*", "thread.*", "stream.obs")); len(m) > 0 {
 		return "ovni 1.x trace (stream.obs files): not supported by this version"
 	}
@@ -59,17 +54,6 @@ func unsupportedDir(path string) string {
 		return "ovni 1.x trace (in ovni/): not supported by this version"
 	}
 	return ""
-}
-
-func hasMagic(path, magic string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, len(magic))
-	n, _ := f.Read(b)
-	return string(b[:n]) == magic
 }
 
 // describe says in a few words what an unread source looks like.

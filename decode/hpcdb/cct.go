@@ -14,6 +14,10 @@ type CCTHeader struct {
 	NumSec       uint16
 	InfoSize     uint64 // Context Info section size
 	InfoPtr      uint64
+
+	// meta.db generation: the Context Info section header
+	CtxsPtr uint64 // pCtxs
+	CtxSize uint8  // szCtx, the stride of the context infos
 }
 
 // A CtxInfo is one 22-byte entry of the Context Info section.
@@ -21,14 +25,21 @@ type CtxInfo struct {
 	Ctx       uint32
 	NumVals   uint64
 	NumMetric uint16 // metrics with a non-zero value
-	Offset    uint64 // of the Context Sparse Value Block
+	Offset    uint64 // of the Context Sparse Value Block (meta.db generation: pValues)
+
+	MetricOffset uint64 // meta.db generation: pMetricIndices
+	meta         bool
 }
 
 // BlockSize is the size of the context's value block; an empty context
-// has an empty block (no end pair).
+// has an empty block (no end pair). In the meta.db generation it is the
+// size of the values array.
 func (c CtxInfo) BlockSize() uint64 {
 	if c.NumVals == 0 {
 		return 0
+	}
+	if c.meta {
+		return c.NumVals * cctValSize
 	}
 	return c.NumVals*cctValSize + (uint64(c.NumMetric)+1)*cctMetricSize
 }
@@ -54,6 +65,22 @@ type CCTDB struct {
 // NewCCTDB reads the header of the cct.db in r.
 func NewCCTDB(r io.ReaderAt, size int64) (*CCTDB, error) {
 	c := &CCTDB{file: file{r: r, size: size, name: "cct.db"}}
+	if head, _ := decode.ReadAt(r, size, 0, min(size, 10)); IsMeta(head) {
+		major, minor, secs, err := c.v4Header(FormatCCT, 1)
+		if err != nil {
+			return nil, err
+		}
+		c.Header = CCTHeader{Major: major, Minor: minor, NumSec: 1, InfoSize: secs[0].Size, InfoPtr: secs[0].Ptr}
+		b, err := c.sectionHeader(secs[0], 0x0d, "context info", 0x10)
+		if err != nil {
+			return nil, err
+		}
+		c.Header.CtxsPtr, c.Header.NumCtx, c.Header.CtxSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
+		if c.Header.CtxSize < 0x20 {
+			return nil, c.errAt(int64(secs[0].Ptr)+12, "context info size too small", c.Header.CtxSize)
+		}
+		return c, nil
+	}
 	h, b, err := c.commonHeader(CCTMagic, 40)
 	if err != nil {
 		return nil, err
@@ -78,12 +105,33 @@ func OpenCCTDB(path string) (*CCTDB, error) {
 }
 
 // Footer reports how the file ends.
-func (c *CCTDB) Footer() FooterStatus { return c.footer(CCTFooter) }
+func (c *CCTDB) Footer() FooterStatus {
+	if c.meta {
+		return c.footer4(CCTFooter4)
+	}
+	return c.footer(CCTFooter)
+}
 
 // Infos reads n context infos starting at entry k into dst.
 func (c *CCTDB) Infos(k, n uint64, dst []CtxInfo) ([]CtxInfo, error) {
 	if k+n > uint64(c.Header.NumCtx) {
 		n = uint64(c.Header.NumCtx) - min(k, uint64(c.Header.NumCtx))
+	}
+	if c.meta {
+		stride := uint64(c.Header.CtxSize)
+		if c.Header.CtxsPtr > uint64(c.size) || k > uint64(c.size) {
+			return dst, c.truncAt(int64(c.Header.InfoPtr), "context infos past the end of the file")
+		}
+		b, err := c.read(int64(c.Header.CtxsPtr+k*stride), int64(n*stride), "context info")
+		if err != nil {
+			return dst, err
+		}
+		for j := uint64(0); j < n; j++ {
+			e := b[j*stride:]
+			dst = append(dst, CtxInfo{Ctx: uint32(k + j), NumVals: le.Uint64(e), Offset: le.Uint64(e[8:]),
+				NumMetric: le.Uint16(e[16:]), MetricOffset: le.Uint64(e[24:]), meta: true})
+		}
+		return dst, nil
 	}
 	if c.Header.InfoPtr > uint64(c.size) {
 		return dst, c.truncAt(32, "context info section past the end of the file")
@@ -121,7 +169,40 @@ func (c *CCTDB) Block(info CtxInfo) ([]ProfValue, []MetricIdx, error) {
 	if size == 0 {
 		return nil, nil, nil
 	}
+	if info.meta {
+		return c.blockV4(info)
+	}
 	return c.BlockAt(int64(info.Offset), info.NumVals, info.NumMetric)
+}
+
+// blockV4 reads a meta.db-generation block: the values at pValues and
+// the metric index at pMetricIndices, with an end pair made up (the last
+// metric's values end at NumVals).
+func (c *CCTDB) blockV4(info CtxInfo) ([]ProfValue, []MetricIdx, error) {
+	size := uint64(c.size)
+	if info.MetricOffset > size || uint64(info.NumMetric)*cctMetricSize > size-info.MetricOffset {
+		return nil, nil, c.truncAt(int64(min(info.MetricOffset, size)), "context metric index runs past the end of the file")
+	}
+	b, err := c.read(int64(info.Offset), int64(info.NumVals*cctValSize), "context values")
+	if err != nil {
+		return nil, nil, err
+	}
+	vals := make([]ProfValue, info.NumVals)
+	for j := range vals {
+		e := b[j*cctValSize:]
+		vals[j] = ProfValue{math.Float64frombits(le.Uint64(e[4:])), le.Uint32(e)}
+	}
+	b, err = c.read(int64(info.MetricOffset), int64(info.NumMetric)*cctMetricSize, "context metric index")
+	if err != nil {
+		return nil, nil, err
+	}
+	mets := make([]MetricIdx, int(info.NumMetric)+1)
+	for j := 0; j < int(info.NumMetric); j++ {
+		e := b[j*cctMetricSize:]
+		mets[j] = MetricIdx{le.Uint16(e), le.Uint64(e[2:])}
+	}
+	mets[info.NumMetric] = MetricIdx{CCTEndMarker, info.NumVals}
+	return vals, mets, nil
 }
 
 // BlockAt reads a value block of numVals values and numMetric metrics at

@@ -95,15 +95,17 @@ type Procedure struct {
 type NodeKind uint8
 
 const (
-	NodeRoot NodeKind = iota // SecCallPathProfileData, context 0
-	NodePF                   // procedure frame
-	NodeC                    // call site
-	NodeS                    // statement (line)
-	NodeL                    // loop
+	NodeRoot  NodeKind = iota // SecCallPathProfileData, context 0
+	NodePF                    // procedure frame
+	NodeC                     // call site
+	NodeS                     // statement (line)
+	NodeL                     // loop
+	NodeEntry                 // entry point (meta.db generation)
+	NodeInstr                 // single instruction (meta.db generation)
 )
 
 func (k NodeKind) String() string {
-	return [...]string{"root", "procedure", "callsite", "line", "loop"}[k]
+	return [...]string{"root", "procedure", "callsite", "line", "loop", "entry", "instruction"}[k]
 }
 
 // A Node is one tag of the calling-context tree.
@@ -118,6 +120,12 @@ type Node struct {
 	Line   int64 // l
 	Module int64 // lm; -1 when absent
 	Addr   uint64
+
+	// meta.db generation
+	Rel   uint8  // relation to the parent (RelLexical, RelCall, RelInlined, RelEntry)
+	Lex   uint8  // lexical type (LexFunction ... LexEntry)
+	Flags uint8  // hasFunction, hasSrcLoc, hasPoint
+	Prop  uint16 // propagation bitmask
 }
 
 // NewExperiment parses experiment.xml from r. On malformed input it

@@ -18,8 +18,11 @@ func seeds(f *testing.F, name string) {
 	if _, err := gen.Write(dir, gen.Config{Threads: 2, Contexts: 30, Metrics: 1, Samples: 4, ValidCCT: true, Unlisted: 1, Seed: 9}); err != nil {
 		f.Fatal(err)
 	}
-	for _, d := range []string{dir, filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
-		filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "db-4.0-xml-hpcviewer-empty-trace")} {
+	corpus := filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus")
+	for _, d := range []string{dir, filepath.Join(corpus, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
+		filepath.Join(corpus, "hpctoolkit", "db-4.0-xml-hpcviewer-empty-trace"),
+		filepath.Join(corpus, "hpctoolkit-metadb", "hpctoolkit-small"), filepath.Join(corpus, "hpctoolkit-metadb", "pipit-ping-pong"),
+		filepath.Join(corpus, "hpctoolkit-metadb", "hpctoolkit-loops-cuda-nvidia-t")} {
 		if b, err := os.ReadFile(filepath.Join(d, name)); err == nil {
 			f.Add(b)
 		}
@@ -92,6 +95,22 @@ func FuzzExperiment(f *testing.F) {
 				if e, err := hpcdb.ParseFormula(fm.Frm); err == nil {
 					e.Eval(func(int) float64 { return 1 })
 				}
+			}
+		}
+	})
+}
+
+func FuzzMetaDB(f *testing.F) {
+	seeds(f, "meta.db")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := hpcdb.NewMetaDB(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		m.Footer()
+		for _, nd := range m.Contexts {
+			if nd.Parent >= int32(len(m.Contexts)) || nd.Proc >= int64(len(m.Functions)) || nd.File >= int64(len(m.Files)) || nd.Module >= int64(len(m.Modules)) {
+				t.Fatalf("context %d refers past its tables", nd.ID)
 			}
 		}
 	})

@@ -1,8 +1,11 @@
-// Package hpcdb decodes HPCToolkit databases of the "experiment.xml 4.0"
-// generation: experiment.xml (version 4.0), profile.db, cct.db and
-// trace.db, as written by the prof2 hpcprof of 2021–2022.
+// Package hpcdb decodes HPCToolkit databases of two generations: the
+// "experiment.xml 4.0" generation (experiment.xml version 4.0, profile.db,
+// cct.db and trace.db, as written by the prof2 hpcprof of 2021–2022) and
+// the meta.db generation of HPCToolkit 2022.10 and later (meta.db,
+// profile.db, cct.db, trace.db, see metadb.go). ProfileDB, CCTDB and
+// TraceDB read both generations' files and present them alike.
 //
-// The binary files are big-endian. Their version bytes are 1.0 (the
+// The binary files of the 4.0 generation are big-endian. Their version bytes are 1.0 (the
 // "4.0" of the documentation is the XML version), the footers of
 // profile.db and cct.db are stored in host order, trace.db has none, and
 // cct.db value pairs are 12 bytes (research/hpctoolkit.md §3).
@@ -51,6 +54,7 @@ const (
 	HeaderSize      = 128
 	profInfoSize    = 52
 	idElemSize      = 18
+	idElemSize4     = 16
 	profValSize     = 10
 	profCtxSize     = 12
 	ctxInfoSize     = 22
@@ -68,6 +72,7 @@ const (
 	FooterSwapped                         // the footer as written on a big-endian host
 	FooterMissing                         // no footer where it should be
 	FooterNotExpected                     // the file has no footer (trace.db)
+	FooterPresent                         // the expected ASCII footer (meta.db generation)
 )
 
 func (s FooterStatus) String() string {
@@ -80,6 +85,8 @@ func (s FooterStatus) String() string {
 		return "missing"
 	case FooterNotExpected:
 		return "none (trace.db has no footer)"
+	case FooterPresent:
+		return "ok"
 	}
 	return "unknown"
 }
@@ -98,7 +105,12 @@ type file struct {
 	size   int64
 	name   string
 	closer io.Closer
+	bo     binary.ByteOrder // big-endian (4.0) or little-endian (meta.db generation)
+	meta   bool             // a file of the meta.db generation
 }
+
+// Meta reports whether the file is of the meta.db generation.
+func (f *file) Meta() bool { return f.meta }
 
 func (f *file) errAt(off int64, msg string, val any) error {
 	return &decode.FormatError{Format: format, Section: f.name, Off: off, Msg: msg, Val: val}
@@ -170,6 +182,7 @@ type commonHeader struct {
 
 func (f *file) commonHeader(magic string, minSize int64) (commonHeader, []byte, error) {
 	var h commonHeader
+	f.bo = be
 	if f.size < minSize {
 		b := make([]byte, min(f.size, 16))
 		f.r.ReadAt(b, 0)

@@ -18,6 +18,10 @@ type ProfileHeader struct {
 	InfoPtr      uint64
 	TupleSize    uint64 // Identifier Tuple section size
 	TuplePtr     uint64
+
+	// meta.db generation: the Profile Info section header
+	ProfilesPtr uint64 // pProfiles
+	ProfileSize uint8  // szProfile, the stride of the profile infos
 }
 
 // A ProfileInfo is one 52-byte entry of the Profile Info section.
@@ -28,8 +32,16 @@ type ProfileInfo struct {
 	SpareTwo    uint64
 	NumVals     uint64
 	NumCtxs     uint32 // contexts with a non-zero value
-	Offset      uint64 // of the Profile Sparse Value Block
+	Offset      uint64 // of the Profile Sparse Value Block (meta.db generation: pValues)
+
+	// meta.db generation
+	CtxOffset uint64 // pCtxIndices
+	Flags     uint32 // bit 0: isSummary
 }
+
+// IsSummary reports a summary profile: the flag of the meta.db
+// generation; in the 4.0 generation profile 0 is the summary.
+func (p ProfileInfo) IsSummary() bool { return p.Flags&1 != 0 }
 
 // ValuesEnd is the offset one past the block's context index (end pair
 // included).
@@ -77,9 +89,10 @@ func (i Interp) String() string {
 
 // An IDElem is one element of a hierarchical identifier tuple.
 type IDElem struct {
-	RawKind  uint16 // kind with the interpretation bits
+	RawKind  uint16 // kind with the interpretation bits (meta.db generation: the u8 kind)
 	Physical uint64
 	Logical  uint64
+	Flags    uint16 // meta.db generation: bit 0 isPhysical
 }
 
 // Kind is the kind without the interpretation bits.
@@ -104,6 +117,9 @@ type ProfileDB struct {
 // profile.db in r.
 func NewProfileDB(r io.ReaderAt, size int64) (*ProfileDB, error) {
 	p := &ProfileDB{file: file{r: r, size: size, name: "profile.db"}}
+	if head, _ := decode.ReadAt(r, size, 0, min(size, 10)); IsMeta(head) {
+		return p, p.openV4()
+	}
 	c, b, err := p.commonHeader(ProfileMagic, 56)
 	if err != nil {
 		return nil, err
@@ -145,13 +161,65 @@ func OpenProfileDB(path string) (*ProfileDB, error) {
 	return p, nil
 }
 
+// openV4 reads the header and the Profile Info section of a meta.db-
+// generation profile.db.
+func (p *ProfileDB) openV4() error {
+	major, minor, secs, err := p.v4Header(FormatProfile, 2)
+	if err != nil {
+		return err
+	}
+	p.Header = ProfileHeader{Major: major, Minor: minor, NumSec: 2, InfoSize: secs[0].Size, InfoPtr: secs[0].Ptr,
+		TupleSize: secs[1].Size, TuplePtr: secs[1].Ptr}
+	b, err := p.sectionHeader(secs[0], 0x0d, "profile info", 0x10)
+	if err != nil {
+		p.InfoErr = err
+		return nil
+	}
+	h := &p.Header
+	h.ProfilesPtr, h.NumProf, h.ProfileSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
+	if h.ProfileSize < 0x2c {
+		p.InfoErr = p.errAt(int64(h.InfoPtr)+12, "profile info size too small", h.ProfileSize)
+		return nil
+	}
+	stride := uint64(h.ProfileSize)
+	n := uint64(h.NumProf)
+	if h.ProfilesPtr > uint64(p.size) {
+		p.InfoErr = p.truncAt(int64(h.InfoPtr), "profile infos past the end of the file")
+		return nil
+	}
+	if avail := (uint64(p.size) - h.ProfilesPtr) / stride; n > avail {
+		p.InfoErr = p.truncAt(int64(h.ProfilesPtr+avail*stride), "profile infos run past the end of the file")
+		n = avail
+	}
+	raw, err := p.read(int64(h.ProfilesPtr), int64(n*stride), "profile infos")
+	if err != nil {
+		p.InfoErr = err
+		return nil
+	}
+	p.Profiles = make([]ProfileInfo, n)
+	for i := range p.Profiles {
+		e := raw[uint64(i)*stride:]
+		p.Profiles[i] = ProfileInfo{NumVals: le.Uint64(e), Offset: le.Uint64(e[8:]), NumCtxs: le.Uint32(e[16:]),
+			CtxOffset: le.Uint64(e[24:]), TuplePtr: le.Uint64(e[32:]), Flags: le.Uint32(e[40:])}
+	}
+	return nil
+}
+
 // Footer reports how the file ends.
-func (p *ProfileDB) Footer() FooterStatus { return p.footer(ProfileFooter) }
+func (p *ProfileDB) Footer() FooterStatus {
+	if p.meta {
+		return p.footer4(ProfileFooter4)
+	}
+	return p.footer(ProfileFooter)
+}
 
 // TupleAt reads the identifier tuple at offset off.
 func (p *ProfileDB) TupleAt(off uint64) ([]IDElem, int64, error) {
 	if off > uint64(p.size) {
 		return nil, 0, p.truncAt(int64(min(off, math.MaxInt64)), "identifier tuple pointer past the end of the file")
+	}
+	if p.meta {
+		return p.tupleAtV4(off)
 	}
 	b, err := p.read(int64(off), 2, "identifier tuple")
 	if err != nil {
@@ -170,8 +238,32 @@ func (p *ProfileDB) TupleAt(off uint64) ([]IDElem, int64, error) {
 	return t, 2 + n*idElemSize, nil
 }
 
-// Tuple reads the identifier tuple of profile i.
+// tupleAtV4 reads a meta.db-generation tuple: u16 nIds, padding to 8,
+// then nIds 16-byte identifications.
+func (p *ProfileDB) tupleAtV4(off uint64) ([]IDElem, int64, error) {
+	b, err := p.read(int64(off), 8, "identifier tuple")
+	if err != nil {
+		return nil, 0, err
+	}
+	n := int64(le.Uint16(b))
+	b, err = p.read(int64(off)+8, n*idElemSize4, "identifier tuple")
+	if err != nil {
+		return nil, 0, err
+	}
+	t := make([]IDElem, n)
+	for i := range t {
+		e := b[i*idElemSize4:]
+		t[i] = IDElem{RawKind: uint16(e[0]), Flags: le.Uint16(e[2:]), Logical: uint64(le.Uint32(e[4:])), Physical: le.Uint64(e[8:])}
+	}
+	return t, 8 + n*idElemSize4, nil
+}
+
+// Tuple reads the identifier tuple of profile i. A meta.db-generation
+// profile with no tuple (the canonical summary profile) has an empty one.
 func (p *ProfileDB) Tuple(i int) ([]IDElem, error) {
+	if p.meta && p.Profiles[i].TuplePtr == 0 {
+		return nil, nil
+	}
 	t, _, err := p.TupleAt(p.Profiles[i].TuplePtr)
 	return t, err
 }
@@ -190,6 +282,14 @@ type MetricValue struct {
 
 func (p *ProfileDB) checkBlock(i int) error {
 	pi := p.Profiles[i]
+	if p.meta {
+		size := uint64(p.size)
+		if pi.NumVals > size || pi.Offset > size || pi.NumVals*profValSize > size-pi.Offset ||
+			uint64(pi.NumCtxs) > size || pi.CtxOffset > size || uint64(pi.NumCtxs)*profCtxSize > size-pi.CtxOffset {
+			return p.truncAt(int64(min(pi.Offset, size)), "profile "+strconv.FormatUint(uint64(i), 10)+" value block runs past the end of the file")
+		}
+		return nil
+	}
 	end := pi.ValuesEnd()
 	if pi.NumVals > uint64(p.size) || pi.Offset > uint64(p.size) || end > uint64(p.size) || end < pi.Offset {
 		return p.truncAt(int64(min(pi.Offset, uint64(p.size))), "profile "+strconv.FormatUint(uint64(i), 10)+" value block runs past the end of the file")
@@ -207,7 +307,29 @@ func (p *ProfileDB) CtxPairs(i int, k, n uint64, dst []CtxIdx) ([]CtxIdx, error)
 	if k+n > uint64(pi.NumCtxs)+1 {
 		n = uint64(pi.NumCtxs) + 1 - min(k, uint64(pi.NumCtxs)+1)
 	}
-	return p.CtxPairsAt(int64(pi.Offset+pi.NumVals*profValSize+k*profCtxSize), n, dst)
+	if !p.meta {
+		return p.CtxPairsAt(int64(pi.Offset+pi.NumVals*profValSize+k*profCtxSize), n, dst)
+	}
+	// the meta.db generation stores no end pair: the last context's
+	// values end at NumVals
+	end := k+n > uint64(pi.NumCtxs)
+	if end {
+		n--
+	}
+	dst, err := p.CtxPairsAt(int64(pi.CtxOffset+k*profCtxSize), n, dst)
+	if err == nil && end {
+		dst = append(dst, CtxIdx{ProfileEndMarker, pi.NumVals})
+	}
+	return dst, err
+}
+
+// ctxBase is the offset of profile i's context index.
+func (p *ProfileDB) ctxBase(i int) uint64 {
+	pi := p.Profiles[i]
+	if p.meta {
+		return pi.CtxOffset
+	}
+	return pi.Offset + pi.NumVals*profValSize
 }
 
 // CtxPairsAt reads n context-index pairs at byte off into dst.
@@ -219,9 +341,10 @@ func (p *ProfileDB) CtxPairsAt(off int64, n uint64, dst []CtxIdx) ([]CtxIdx, err
 	if err != nil {
 		return dst, err
 	}
+	bo := p.bo
 	for j := uint64(0); j < n; j++ {
 		e := b[j*profCtxSize:]
-		dst = append(dst, CtxIdx{be.Uint32(e), be.Uint64(e[4:])})
+		dst = append(dst, CtxIdx{bo.Uint32(e), bo.Uint64(e[4:])})
 	}
 	return dst, nil
 }
@@ -246,6 +369,13 @@ func (p *ProfileDB) ValuesAt(off int64, n uint64, dst []MetricValue) ([]MetricVa
 	b, err := p.read(off, int64(n)*profValSize, "values")
 	if err != nil {
 		return dst, err
+	}
+	if p.meta {
+		for j := uint64(0); j < n; j++ {
+			e := b[j*profValSize:]
+			dst = append(dst, MetricValue{math.Float64frombits(le.Uint64(e[2:])), le.Uint16(e)})
+		}
+		return dst, nil
 	}
 	for j := uint64(0); j < n; j++ {
 		e := b[j*profValSize:]
@@ -275,7 +405,9 @@ func (p *ProfileDB) Find(i int, ctx uint32) (lo, hi uint64, ok bool, err error) 
 	if idHi == 0 {
 		idHi = 1 << 32
 	}
-	base := p.Profiles[i].Offset + p.Profiles[i].NumVals*profValSize
+	base := p.ctxBase(i)
+	bo := p.bo
+	var raw []byte
 	for step := 0; a < b; step++ {
 		first := a
 		if b-a > findBlock {
@@ -286,12 +418,13 @@ func (p *ProfileDB) Find(i int, ctx uint32) (lo, hi uint64, ok bool, err error) 
 			first = min(max(guess, a+findBlock/2)-findBlock/2, b-findBlock)
 		}
 		last := min(first+findBlock, b) // pairs [first, last) are searched; one more ends the last range
-		raw, err := p.read(int64(base+first*profCtxSize), int64(last-first+1)*profCtxSize, "context index")
+		var err error
+		raw, err = p.ctxRaw(i, base, first, last, raw[:0])
 		if err != nil {
 			return 0, 0, false, err
 		}
 		np := int(last - first)
-		id := func(j int) uint32 { return be.Uint32(raw[j*profCtxSize:]) }
+		id := func(j int) uint32 { return bo.Uint32(raw[j*profCtxSize:]) }
 		switch {
 		case ctx < id(0):
 			b, idHi = first, uint64(id(0))
@@ -304,13 +437,36 @@ func (p *ProfileDB) Find(i int, ctx uint32) (lo, hi uint64, ok bool, err error) 
 		if id(k) != ctx {
 			return 0, 0, false, nil
 		}
-		lo, hi = be.Uint64(raw[k*profCtxSize+4:]), be.Uint64(raw[(k+1)*profCtxSize+4:])
+		lo, hi = bo.Uint64(raw[k*profCtxSize+4:]), bo.Uint64(raw[(k+1)*profCtxSize+4:])
 		if lo > hi || hi > p.Profiles[i].NumVals {
 			return 0, 0, false, p.errAt(int64(p.Profiles[i].Offset), "context index out of order", ctx)
 		}
 		return lo, hi, true, nil
 	}
 	return 0, 0, false, nil
+}
+
+// ctxRaw reads the context pairs [first, last] (last included, the end
+// pair when last is NumCtxs) of profile i into dst as stored bytes; the
+// meta.db generation's missing end pair is made up.
+func (p *ProfileDB) ctxRaw(i int, base, first, last uint64, dst []byte) ([]byte, error) {
+	n := last - first + 1
+	made := p.meta && last == uint64(p.Profiles[i].NumCtxs)
+	if made {
+		n--
+	}
+	b, err := p.read(int64(base+first*profCtxSize), int64(n)*profCtxSize, "context index")
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, b...)
+	if made {
+		var e [profCtxSize]byte
+		le.PutUint32(e[:], ProfileEndMarker)
+		le.PutUint64(e[4:], p.Profiles[i].NumVals)
+		dst = append(dst, e[:]...)
+	}
+	return dst, nil
 }
 
 // ContextValues returns the values of context ctx in profile i (nil when

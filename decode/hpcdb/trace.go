@@ -13,6 +13,12 @@ type TraceHeader struct {
 	NumSec       uint16
 	HdrSize      uint64 // Trace Header section size
 	HdrPtr       uint64
+
+	// meta.db generation: the Context Trace Headers section header
+	TracesPtr    uint64 // pTraces
+	TraceSize    uint8  // szTrace, the stride of the trace headers
+	MinTimestamp uint64
+	MaxTimestamp uint64
 }
 
 // A TraceLine is one 22-byte trace header: the profile it belongs to and
@@ -51,6 +57,9 @@ type TraceDB struct {
 // NewTraceDB reads the header and trace headers of the trace.db in r.
 func NewTraceDB(r io.ReaderAt, size int64) (*TraceDB, error) {
 	t := &TraceDB{file: file{r: r, size: size, name: "trace.db"}}
+	if head, _ := decode.ReadAt(r, size, 0, min(size, 10)); IsMeta(head) {
+		return t, t.openV4()
+	}
 	h, b, err := t.commonHeader(TraceMagic, 40)
 	if err != nil {
 		return nil, err
@@ -93,8 +102,57 @@ func OpenTraceDB(path string) (*TraceDB, error) {
 	return t, nil
 }
 
-// Footer reports FooterNotExpected: trace.db has no footer.
-func (t *TraceDB) Footer() FooterStatus { return FooterNotExpected }
+// openV4 reads the header and the trace headers of a meta.db-generation
+// trace.db.
+func (t *TraceDB) openV4() error {
+	major, minor, secs, err := t.v4Header(FormatTrace, 1)
+	if err != nil {
+		return err
+	}
+	h := &t.Header
+	*h = TraceHeader{Major: major, Minor: minor, NumSec: 1, HdrSize: secs[0].Size, HdrPtr: secs[0].Ptr}
+	b, err := t.sectionHeader(secs[0], 0x20, "trace headers", 0x10)
+	if err != nil {
+		t.LinesErr = err
+		return nil
+	}
+	h.TracesPtr, h.NumTraces, h.TraceSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
+	h.MinTimestamp, h.MaxTimestamp = le.Uint64(b[16:]), le.Uint64(b[24:])
+	if h.TraceSize < 0x18 {
+		t.LinesErr = t.errAt(int64(h.HdrPtr)+12, "trace header size too small", h.TraceSize)
+		return nil
+	}
+	stride := uint64(h.TraceSize)
+	n := uint64(h.NumTraces)
+	if h.TracesPtr > uint64(t.size) {
+		t.LinesErr = t.truncAt(int64(h.HdrPtr), "trace headers past the end of the file")
+		return nil
+	}
+	if avail := (uint64(t.size) - h.TracesPtr) / stride; n > avail {
+		t.LinesErr = t.truncAt(int64(h.TracesPtr+avail*stride), "trace headers run past the end of the file")
+		n = avail
+	}
+	hb, err := t.read(int64(h.TracesPtr), int64(n*stride), "trace headers")
+	if err != nil {
+		t.LinesErr = err
+		return nil
+	}
+	t.Lines = make([]TraceLine, n)
+	for i := range t.Lines {
+		e := hb[uint64(i)*stride:]
+		t.Lines[i] = TraceLine{Prof: le.Uint32(e), Start: le.Uint64(e[8:]), End: le.Uint64(e[16:])}
+	}
+	return nil
+}
+
+// Footer reports how the file ends: the 4.0 generation's trace.db has no
+// footer.
+func (t *TraceDB) Footer() FooterStatus {
+	if t.meta {
+		return t.footer4(TraceFooter4)
+	}
+	return FooterNotExpected
+}
 
 // Avail is the number of samples of line i that lie inside the file.
 func (t *TraceDB) Avail(i int) uint64 {
@@ -114,6 +172,13 @@ func (t *TraceDB) SamplesAt(off int64, n uint64, dst []Sample) ([]Sample, error)
 	b, err := t.read(off, int64(n*TraceSampleSize), "trace samples")
 	if err != nil {
 		return dst, err
+	}
+	if t.meta {
+		for j := uint64(0); j < n; j++ {
+			e := b[j*TraceSampleSize:]
+			dst = append(dst, Sample{le.Uint64(e), le.Uint32(e[8:])})
+		}
+		return dst, nil
 	}
 	for j := uint64(0); j < n; j++ {
 		e := b[j*TraceSampleSize:]

@@ -1,11 +1,13 @@
 // Package hpcdb builds the tree of an HPCToolkit database of the
 // experiment.xml 4.0 generation (experiment.xml, profile.db, cct.db,
-// trace.db): hpcproftt's dumps, the metric and profile tables, the
-// calling-context tree with summary values, per-context and per-profile
-// values and the traces.
+// trace.db) or of the meta.db generation (meta.db, profile.db, cct.db,
+// trace.db; meta.go): the metric and profile tables, the calling-context
+// tree with summary values, per-context and per-profile values, the
+// traces and, for 4.0, hpcproftt's dumps. Both generations fill the same
+// model (model.go), so the views are shared.
 //
-// Mounting reads the binary headers only; experiment.xml is parsed on
-// first need and every view is rendered lazily.
+// Mounting reads the binary headers only; experiment.xml or meta.db is
+// parsed on first need and every view is rendered lazily.
 package hpcdb
 
 import (
@@ -66,6 +68,8 @@ type db struct {
 	cct     *hpcdb.CCTDB
 	trace   *hpcdb.TraceDB
 	xmlPath string
+	// metaPath is the meta.db of a meta.db-generation database ("" for 4.0)
+	metaPath string
 
 	model lazyModel
 	valid validity
@@ -77,8 +81,17 @@ type db struct {
 
 // Open builds the tree of the database directory at path.
 func Open(path string) (*vfs.Source, error) {
+	return open(path, false)
+}
+
+func open(path string, meta bool) (*vfs.Source, error) {
 	d := &db{dir: path, xmlPath: filepath.Join(path, "experiment.xml")}
-	src := vfs.NewSource("hpcdb", "4.0", path)
+	version := "4.0"
+	if meta {
+		d.metaPath = filepath.Join(path, "meta.db")
+		version = metaVersion(d.metaPath)
+	}
+	src := vfs.NewSource("hpcdb", version, path)
 	d.src = src
 	d.model.d = d
 	open := func(name string, fn func(string) error) {
@@ -117,7 +130,11 @@ func Open(path string) (*vfs.Source, error) {
 		}
 		return err
 	})
-	if _, err := os.Stat(d.xmlPath); err != nil && d.profile == nil {
+	if meta {
+		if _, err := os.Stat(d.metaPath); err != nil {
+			return nil, err
+		}
+	} else if _, err := os.Stat(d.xmlPath); err != nil && d.profile == nil {
 		return nil, err
 	}
 	if d.profile != nil {
@@ -134,7 +151,7 @@ func Open(path string) (*vfs.Source, error) {
 		src.AddInfo("trace lines", len(d.trace.Lines))
 	}
 	var files []string
-	for _, name := range []string{"experiment.xml", "profile.db", "cct.db", "trace.db"} {
+	for _, name := range []string{"experiment.xml", "meta.db", "profile.db", "cct.db", "trace.db"} {
 		if p := filepath.Join(path, name); fileExists(p) {
 			files = append(files, p)
 		}
@@ -148,6 +165,10 @@ func (d *db) build() {
 	root := d.src.Root
 	root.AddFile("README.txt", render.Bytes(d.readme, nil))
 	root.AddFile("header.txt", render.Bytes(d.headerText, d.src.Errors.Reporter("header.txt")))
+	if d.metaPath != "" {
+		d.buildViews()
+		return
+	}
 	dump := root.AddDir("dump")
 	if d.profile != nil {
 		dump.AddFile("profile.db.txt", streamParts(func() []part { return profileDumpParts(d.profile) }, 1024, d.src.Errors.Reporter("dump/profile.db.txt")))

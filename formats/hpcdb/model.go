@@ -19,6 +19,7 @@ import (
 // parsed experiment.xml and summary values included; 50,000: 11.2 MB).
 type model struct {
 	x      *hpcdb.Experiment
+	meta   *hpcdb.MetaDB // the meta.db generation's metadata; nil for 4.0
 	numCtx int
 
 	ctxNode []int32 // ctx id -> node index, -1 when the XML has no tag for it
@@ -85,8 +86,11 @@ func (l *lazyModel) get() *model {
 
 func (d *db) buildModel() *model {
 	m := &model{procs: map[int64]string{}, files: map[int64]string{}, modules: map[int64]string{}, kindNames: map[uint16]string{}}
-	x, err := hpcdb.OpenExperiment(d.xmlPath)
-	if err != nil {
+	var x *hpcdb.Experiment
+	var err error
+	if d.metaPath != "" {
+		x, m.meta = d.openMeta()
+	} else if x, err = hpcdb.OpenExperiment(d.xmlPath); err != nil {
 		d.src.Errors.Report("experiment.xml", err)
 	}
 	if x == nil {
@@ -122,7 +126,11 @@ func (d *db) buildModel() *model {
 	}
 	m.numCtx = n
 	m.buildTree()
-	m.buildMetrics(d)
+	if m.meta != nil {
+		m.buildMetaMetrics()
+	} else {
+		m.buildMetrics(d)
+	}
 	m.buildProfiles(d)
 	m.addUnlisted(d)
 	if len(x.TraceDBs) > 0 {
@@ -234,6 +242,9 @@ func (m *model) procName(id int64) string {
 // ctxKind and ctxName describe a context.
 func (m *model) ctxKind(c int) string {
 	if c >= 0 && c < m.numCtx && m.ctxNode[c] >= 0 {
+		if nd := &m.x.Nodes[m.ctxNode[c]]; m.meta != nil && nd.Kind != hpcdb.NodeRoot {
+			return hpcdb.LexicalName(nd.Lex)
+		}
 		return m.x.Nodes[m.ctxNode[c]].Kind.String()
 	}
 	return "unlisted"
@@ -258,6 +269,10 @@ func (m *model) ctxName(c int) string {
 		return "loop at " + where()
 	case hpcdb.NodeC:
 		return "call at " + where()
+	case hpcdb.NodeEntry:
+		return m.procName(nd.Proc)
+	case hpcdb.NodeInstr:
+		return path.Base(m.modules[m.modOf[ni]]) + "@0x" + strconv.FormatUint(nd.Addr, 16)
 	}
 	return where()
 }

@@ -224,7 +224,7 @@ type profileCursor struct {
 func (c *profileCursor) State() any { return c.k }
 
 func (c *profileCursor) columns() ([]metricCol, map[int]int) {
-	if c.prof == 0 {
+	if c.prof == 0 || c.d.profile.Meta() && c.d.profile.Profiles[c.prof].IsSummary() {
 		return c.m.summary, c.m.sumIdx
 	}
 	return c.m.thread, c.m.threadIdx

@@ -31,6 +31,9 @@ func (d *db) buildViews() {
 }
 
 func (d *db) readme() ([]byte, error) {
+	if d.metaPath != "" {
+		return d.metaReadme(), nil
+	}
 	var b strings.Builder
 	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, experiment.xml 4.0 generation (profile.db/cct.db/trace.db version bytes 1.0).\n\n")
 	b.WriteString(`README.txt        this file
@@ -78,6 +81,16 @@ func (d *db) headerText() ([]byte, error) {
 	}
 	m := d.model.get()
 	x := m.x
+	magic := func(old, format string) string {
+		if m.meta != nil {
+			return hpcdb.Magic + format
+		}
+		return old
+	}
+	if m.meta != nil {
+		b = d.metaHeaderText(b, kv)
+		goto binary
+	}
 	b = append(b, "[experiment.xml]\n"...)
 	kv("version", x.Version)
 	kv("title", x.Title)
@@ -95,10 +108,11 @@ func (d *db) headerText() ([]byte, error) {
 	kv("procedures", len(x.Procedures))
 	kv("cct_tags", len(x.Nodes))
 	kv("max_context_id", uint64(x.MaxCtx))
+binary:
 	if p := d.profile; p != nil {
 		h := p.Header
 		b = append(b, "\n[profile.db]\n"...)
-		kv("magic", hpcdb.ProfileMagic)
+		kv("magic", magic(hpcdb.ProfileMagic, hpcdb.FormatProfile))
 		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
 		kv("num_prof", h.NumProf)
 		kv("num_sec", h.NumSec)
@@ -106,18 +120,33 @@ func (d *db) headerText() ([]byte, error) {
 		kv("prof_info_sec_ptr", h.InfoPtr)
 		kv("id_tuples_sec_size", h.TupleSize)
 		kv("id_tuples_sec_ptr", h.TuplePtr)
+		if p.Meta() {
+			kv("profiles_ptr", h.ProfilesPtr)
+			kv("profile_size", uint64(h.ProfileSize))
+			summaries := 0
+			for _, pi := range p.Profiles {
+				if pi.IsSummary() {
+					summaries++
+				}
+			}
+			kv("summary_profiles", summaries)
+		}
 		kv("file_size", uint64(p.Size()))
 		kv("footer", p.Footer().String())
 	}
 	if c := d.cct; c != nil {
 		h := c.Header
 		b = append(b, "\n[cct.db]\n"...)
-		kv("magic", hpcdb.CCTMagic)
+		kv("magic", magic(hpcdb.CCTMagic, hpcdb.FormatCCT))
 		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
 		kv("num_ctx", h.NumCtx)
 		kv("num_sec", h.NumSec)
 		kv("ctx_info_sec_size", h.InfoSize)
 		kv("ctx_info_sec_ptr", h.InfoPtr)
+		if c.Meta() {
+			kv("ctxs_ptr", h.CtxsPtr)
+			kv("ctx_size", uint64(h.CtxSize))
+		}
 		kv("file_size", uint64(c.Size()))
 		kv("footer", c.Footer().String())
 		if d.cctValid() {
@@ -129,12 +158,18 @@ func (d *db) headerText() ([]byte, error) {
 	if t := d.trace; t != nil {
 		h := t.Header
 		b = append(b, "\n[trace.db]\n"...)
-		kv("magic", hpcdb.TraceMagic)
+		kv("magic", magic(hpcdb.TraceMagic, hpcdb.FormatTrace))
 		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
 		kv("num_trace", h.NumTraces)
 		kv("num_sec", h.NumSec)
 		kv("trace_hdr_sec_size", h.HdrSize)
 		kv("trace_hdr_sec_ptr", h.HdrPtr)
+		if t.Meta() {
+			kv("traces_ptr", h.TracesPtr)
+			kv("trace_size", uint64(h.TraceSize))
+			kv("min_timestamp_ns", h.MinTimestamp)
+			kv("max_timestamp_ns", h.MaxTimestamp)
+		}
 		kv("file_size", uint64(t.Size()))
 		kv("footer", t.Footer().String())
 		var samples uint64
@@ -147,6 +182,9 @@ func (d *db) headerText() ([]byte, error) {
 }
 
 func (d *db) metricsCSV() ([]byte, error) {
+	if d.metaPath != "" {
+		return d.metaMetricsCSV()
+	}
 	x := d.model.get().x
 	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "description", "scope", "statistic", "partner", "show", "show_percent", "format", "formula", "units")
 	m := d.model.get()
@@ -287,7 +325,11 @@ func (c *rowCursor) Next(dst []byte) ([]byte, error) {
 	if c.i == 0 {
 		c.i = -1
 		if !c.txt {
-			dst = append(dst, "ctx_id,parent_id,depth,kind,name,module,file,line,address"...)
+			dst = append(dst, "ctx_id,parent_id,depth,kind,"...)
+			if m.meta != nil {
+				dst = append(dst, "relation,"...)
+			}
+			dst = append(dst, "name,module,file,line,address"...)
 			for _, v := range m.visible {
 				dst = append(dst, ',')
 				dst = append(dst, v.column...)
@@ -330,6 +372,12 @@ func (c *rowCursor) Next(dst []byte) ([]byte, error) {
 		dst = append(dst, ',')
 		dst = append(dst, m.ctxKind(ctx)...)
 		dst = append(dst, ',')
+		if m.meta != nil {
+			if ni := m.ctxNode[ctx]; ni > 0 {
+				dst = append(dst, hpcdb.RelationName(m.x.Nodes[ni].Rel)...)
+			}
+			dst = append(dst, ',')
+		}
 		dst = render.AppendCSVField(dst, m.ctxName(ctx))
 		dst = append(dst, ',')
 		dst = render.AppendCSVField(dst, m.ctxModule(ctx))
@@ -337,7 +385,16 @@ func (c *rowCursor) Next(dst []byte) ([]byte, error) {
 		file, line := m.ctxFile(ctx)
 		dst = render.AppendCSVField(dst, file)
 		dst = append(dst, ',')
-		if ni := m.ctxNode[ctx]; ni > 0 {
+		if ni := m.ctxNode[ctx]; ni > 0 && m.meta != nil {
+			// the meta.db generation: line and address only where known
+			if nd := &m.x.Nodes[ni]; file != "" && nd.Kind != hpcdb.NodeEntry {
+				dst = strconv.AppendInt(dst, line, 10)
+			}
+			dst = append(dst, ',')
+			if nd := &m.x.Nodes[ni]; nd.Module >= 0 {
+				dst = render.AppendHex(dst, nd.Addr)
+			}
+		} else if ni > 0 {
 			dst = strconv.AppendInt(dst, line, 10)
 			dst = append(dst, ',')
 			dst = render.AppendHex(dst, m.x.Nodes[ni].Addr)

@@ -1,0 +1,351 @@
+package hpcdb
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// MetaFormat is the registry entry of the meta.db generation.
+var MetaFormat = vfs.Format{
+	Name:     "hpcdb-meta",
+	Supports: "HPCToolkit databases of 2022.10 and later (meta.db + profile.db/cct.db/trace.db)",
+	Detect:   DetectMeta,
+	Open:     OpenMeta,
+}
+
+// DetectMeta recognises a database directory of the meta.db generation by
+// the magic of its meta.db.
+func DetectMeta(p string) (string, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	b := head(filepath.Join(p, "meta.db"), 16)
+	if len(b) < 16 || string(b[:14]) != hpcdb.Magic+hpcdb.FormatMeta {
+		return "", false
+	}
+	return "HPCToolkit database, meta.db generation (meta.db version " + strconv.Itoa(int(b[14])) + "." + strconv.Itoa(int(b[15])) + ")", true
+}
+
+// OpenMeta builds the tree of the meta.db-generation database at p.
+func OpenMeta(p string) (*vfs.Source, error) { return open(p, true) }
+
+func metaVersion(p string) string {
+	b := head(p, 16)
+	if len(b) < 16 {
+		return "meta.db"
+	}
+	return "meta.db " + strconv.Itoa(int(b[14])) + "." + strconv.Itoa(int(b[15]))
+}
+
+// openMeta decodes meta.db and fills an Experiment with it: the context
+// tree as nodes, functions and entry points as procedures, the trace time
+// range from trace.db.
+func (d *db) openMeta() (*hpcdb.Experiment, *hpcdb.MetaDB) {
+	x := &hpcdb.Experiment{}
+	md, err := hpcdb.OpenMetaDB(d.metaPath)
+	if err != nil {
+		d.src.Errors.Report("meta.db", err)
+		return x, &hpcdb.MetaDB{}
+	}
+	for _, e := range md.Errs {
+		d.src.Errors.Report("meta.db", e)
+	}
+	x.Version = "meta.db " + strconv.Itoa(int(md.Major)) + "." + strconv.Itoa(int(md.Minor))
+	x.Title = md.Title
+	for k, n := range md.IDNames {
+		x.IDNames = append(x.IDNames, hpcdb.IDName{Kind: uint16(k), Name: n})
+	}
+	for k, mod := range md.Modules {
+		x.Modules = append(x.Modules, hpcdb.Entity{ID: int64(k), Name: mod.Path})
+	}
+	for k, f := range md.Files {
+		x.Files = append(x.Files, hpcdb.Entity{ID: int64(k), Name: f.Path})
+	}
+	for k, f := range md.Functions {
+		x.Procedures = append(x.Procedures, hpcdb.Procedure{ID: int64(k), Name: functionName(md, f)})
+	}
+	for k, n := range md.EntryNames {
+		x.Procedures = append(x.Procedures, hpcdb.Procedure{ID: -2 - int64(k), Name: n, Fake: true})
+	}
+	// a function context without its own source location or module shows
+	// the function's definition
+	for i := range md.Contexts {
+		nd := &md.Contexts[i]
+		if nd.Kind != hpcdb.NodePF || nd.Proc < 0 {
+			continue
+		}
+		f := md.Functions[nd.Proc]
+		if nd.File < 0 && f.File >= 0 {
+			nd.File, nd.Line = f.File, int64(f.Line)
+		}
+		if nd.Module < 0 && f.Module >= 0 {
+			nd.Module, nd.Addr = f.Module, f.Offset
+		}
+	}
+	x.Nodes = md.Contexts
+	x.MaxCtx = md.MaxCtx
+	if d.trace != nil && d.trace.Meta() {
+		h := d.trace.Header
+		x.TraceDBs = []hpcdb.TraceTime{{MinTime: h.MinTimestamp, MaxTime: h.MaxTimestamp, Units: 1e9}}
+	}
+	return x, md
+}
+
+// functionName names a function; an anonymous one is named by where it
+// is, as hpcviewer does.
+func functionName(md *hpcdb.MetaDB, f hpcdb.Function) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	s := "<unknown function>"
+	if f.Module >= 0 {
+		s += " " + path.Base(md.Modules[f.Module].Path) + "@0x" + strconv.FormatUint(f.Offset, 16)
+	}
+	return s
+}
+
+// scopeTag is the suffix of a metric's name for a propagation scope:
+// (I) for execution (inclusive), (E) for function (exclusive), else the
+// scope's name.
+func scopeTag(md *hpcdb.MetaDB, scope int) (tag string, inc bool) {
+	if scope < 0 || scope >= len(md.Scopes) {
+		return "(?)", false
+	}
+	s := md.Scopes[scope]
+	switch {
+	case s.Type == 2 || s.Name == "execution":
+		return "(I)", true
+	case s.Name == "function":
+		return "(E)", false
+	}
+	return "(" + s.Name + ")", false
+}
+
+func scopeName(md *hpcdb.MetaDB, scope int) string {
+	if scope < 0 || scope >= len(md.Scopes) {
+		return ""
+	}
+	return md.Scopes[scope].Name
+}
+
+// buildMetaMetrics makes the columns of a meta.db-generation database:
+// every summary statistic is a column of the summary profile (m.summary,
+// by statMetricId); those of the execution (inclusive) and function
+// (exclusive) scopes are the visible columns of cct.csv; every propagated
+// sub-metric is a column of the thread profiles (m.thread, by
+// propMetricId).
+func (m *model) buildMetaMetrics() {
+	md := m.meta
+	used := map[string]int{}
+	uniq := func(s string) string {
+		used[s]++
+		if used[s] > 1 {
+			return s + "_" + strconv.Itoa(used[s])
+		}
+		return s
+	}
+	m.sumIdx = map[int]int{}
+	m.threadIdx = map[int]int{}
+	for i := range md.Metrics {
+		mt := &md.Metrics[i]
+		for _, s := range mt.Summaries {
+			tag, inc := scopeTag(md, s.Scope)
+			comb := hpcdb.CombineName(s.Combine)
+			name := mt.Name + ":" + strings.ToUpper(comb[:1]) + comb[1:]
+			if s.Formula != "" && s.Formula != "$$" {
+				name += "[" + s.Formula + "]"
+			}
+			name += " " + tag
+			id := int(s.StatMetricID)
+			col := metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc}
+			if _, dup := m.sumIdx[id]; !dup {
+				m.sumIdx[id] = len(m.summary)
+				m.summary = append(m.summary, col)
+			}
+			sc := scopeName(md, s.Scope)
+			if sc == "execution" || sc == "function" {
+				e, _ := hpcdb.ParseFormula("$" + strconv.Itoa(id))
+				col.expr, col.percent = e, true
+				m.visible = append(m.visible, col)
+			}
+		}
+		for _, s := range mt.Scopes {
+			tag, inc := scopeTag(md, s.Scope)
+			id := int(s.PropMetricID)
+			if _, dup := m.threadIdx[id]; dup {
+				continue
+			}
+			name := mt.Name + " " + tag
+			m.threadIdx[id] = len(m.thread)
+			m.thread = append(m.thread, metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc})
+		}
+	}
+}
+
+// metaMetricsCSV lists meta.db's metrics: one row per summary statistic
+// (table "summary", the values of summary profiles) and per propagated
+// sub-metric (table "propagated", the values of thread profiles and
+// cct.db).
+func (d *db) metaMetricsCSV() ([]byte, error) {
+	m := d.model.get()
+	md := m.meta
+	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "metric", "scope", "scope_type", "propagation_index", "formula", "combine", "visible", "units")
+	visible := map[int]bool{}
+	for _, c := range m.visible {
+		visible[c.id] = true
+	}
+	for i := range md.Metrics {
+		mt := &md.Metrics[i]
+		units := ""
+		if k := strings.LastIndexByte(mt.Name, '('); k >= 0 && strings.HasSuffix(mt.Name, ")") {
+			units = mt.Name[k+1 : len(mt.Name)-1]
+		}
+		scope := func(k int) (string, string, string) {
+			if k < 0 || k >= len(md.Scopes) {
+				return "", "", ""
+			}
+			s := md.Scopes[k]
+			pi := ""
+			if s.Type == 3 {
+				pi = strconv.Itoa(int(s.Index))
+			}
+			return s.Name, hpcdb.ScopeTypeName(s.Type), pi
+		}
+		for _, s := range mt.Summaries {
+			id := int(s.StatMetricID)
+			c := m.summary[m.sumIdx[id]]
+			sn, st, pi := scope(s.Scope)
+			b = render.AppendCSVRow(b, strconv.Itoa(id), "summary", c.name, c.column, mt.Name, sn, st, pi, s.Formula, hpcdb.CombineName(s.Combine), strconv.FormatBool(visible[id]), units)
+		}
+		for _, s := range mt.Scopes {
+			id := int(s.PropMetricID)
+			c := m.thread[m.threadIdx[id]]
+			sn, st, pi := scope(s.Scope)
+			b = render.AppendCSVRow(b, strconv.Itoa(id), "propagated", c.name, c.column, mt.Name, sn, st, pi, "", "", "false", units)
+		}
+	}
+	return b, nil
+}
+
+// metaHeaderText decodes every section of meta.db.
+func (d *db) metaHeaderText(b []byte, kv func(string, any)) []byte {
+	m := d.model.get()
+	md := m.meta
+	b = append(b, "[meta.db]\n"...)
+	kv("magic", hpcdb.Magic+hpcdb.FormatMeta)
+	kv("version", strconv.Itoa(int(md.Major))+"."+strconv.Itoa(int(md.Minor)))
+	for i, s := range md.Sections {
+		kv(hpcdb.MetaSectionNames[i]+"_sec_size", s.Size)
+		kv(hpcdb.MetaSectionNames[i]+"_sec_ptr", s.Ptr)
+	}
+	kv("footer", md.Footer().String())
+	b = append(b, "\n[meta.db general]\n"...)
+	kv("title", md.Title)
+	kv("description", strings.ReplaceAll(strings.TrimSpace(md.Description), "\n", "\n  "))
+	b = append(b, "\n[meta.db id_names]\n"...)
+	for k, n := range md.IDNames {
+		kv("kind_"+strconv.Itoa(k), n)
+	}
+	b = append(b, "\n[meta.db metrics]\n"...)
+	kv("scopes", len(md.Scopes))
+	for k, s := range md.Scopes {
+		v := s.Name + " type=" + hpcdb.ScopeTypeName(s.Type)
+		if s.Type == 3 {
+			v += " propagation_index=" + strconv.Itoa(int(s.Index))
+		}
+		kv("scope_"+strconv.Itoa(k), v)
+	}
+	kv("metrics", len(md.Metrics))
+	for k, mt := range md.Metrics {
+		kv("metric_"+strconv.Itoa(k), mt.Name)
+		for _, s := range mt.Scopes {
+			kv("  scope "+scopeName(md, s.Scope), "prop_metric_id="+strconv.Itoa(int(s.PropMetricID)))
+		}
+		for _, s := range mt.Summaries {
+			kv("  summary "+scopeName(md, s.Scope), "formula="+s.Formula+" combine="+hpcdb.CombineName(s.Combine)+" stat_metric_id="+strconv.Itoa(int(s.StatMetricID)))
+		}
+	}
+	b = append(b, "\n[meta.db context]\n"...)
+	kv("entry_points", len(md.EntryNames))
+	for k, n := range md.EntryNames {
+		kv("entry_"+strconv.Itoa(k), n+" (kind "+strconv.Itoa(int(md.EntryKinds[k]))+")")
+	}
+	kv("contexts", len(md.Contexts)-1-len(md.EntryNames))
+	kv("max_context_id", uint64(md.MaxCtx))
+	b = append(b, "\n[meta.db modules]\n"...)
+	kv("modules", len(md.Modules))
+	for k, mod := range md.Modules {
+		kv("module_"+strconv.Itoa(k), mod.Path)
+	}
+	b = append(b, "\n[meta.db files]\n"...)
+	kv("files", len(md.Files))
+	for k, f := range md.Files {
+		v := f.Path
+		if f.Flags&1 != 0 {
+			v += " (copied)"
+		}
+		kv("file_"+strconv.Itoa(k), v)
+	}
+	b = append(b, "\n[meta.db functions]\n"...)
+	kv("functions", len(md.Functions))
+	for k, f := range md.Functions {
+		v := functionName(md, f)
+		if f.Module >= 0 {
+			v += " [" + md.Modules[f.Module].Path + "+0x" + strconv.FormatUint(f.Offset, 16) + "]"
+		}
+		if f.File >= 0 {
+			v += " " + md.Files[f.File].Path + ":" + strconv.FormatUint(uint64(f.Line), 10)
+		}
+		kv("function_"+strconv.Itoa(k), v)
+	}
+	return b
+}
+
+// metaReadme is README.txt of a meta.db-generation database.
+func (d *db) metaReadme() []byte {
+	var b strings.Builder
+	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, meta.db generation (HPCToolkit 2022.10 and later; meta.db, profile.db, cct.db, trace.db version 4.x, little-endian).\n\n")
+	b.WriteString(`README.txt        this file
+_errors.txt       decode problems found so far (empty when none)
+raw/              the original files, byte for byte (metrics/*.yaml: hpcviewer's metric taxonomy)
+header.txt        every decoded header and section: meta.db (general properties, identifier
+                  names, propagation scopes, metrics with their propagated sub-metrics and
+                  summary statistics, entry points, load modules, source files, functions),
+                  profile.db, cct.db, trace.db
+metrics.csv       one row per metric id: "summary" rows are the summary statistics (values of
+                  the summary profile, by statMetricId), "propagated" rows the per-thread
+                  values (thread profiles and cct.db, by propMetricId); scope, scope_type and
+                  propagation_index say how values were propagated (point, function,
+                  lex_aware, execution; GPU metrics carry the same scopes), formula and
+                  combine how the summary was made; "column" is the CSV column of each
+profiles.csv      one row per profile (index 0 = summary) with its identifier tuple, the kinds
+                  named as meta.db names them (logical ids)
+cct.csv           the calling-context tree, one row per context, with the summary statistics
+                  of the execution (inclusive, _inc) and function (exclusive, _exc) scopes;
+                  kind is the lexical type (entry_point, function, loop, line, instruction),
+                  relation how the context is reached from its parent (entry_point, call,
+                  inlined_call, lexical); context 0 is the implicit global context
+cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first
+                  visible metric, rounded to 6 significant digits (cct.csv has the exact values)
+procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path
+contexts/ID.csv   values of context ID in every thread profile (propagated metrics, from cct.db)
+profiles/NAME.csv values of every context in one profile (summary.csv: every summary statistic;
+                  the others: every propagated metric)
+traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (function contexts)
+traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,procedure,depth,path
+
+Units: times in nanoseconds (t_ns relative to trace.db's minimum timestamp); metric values in
+the metric's own units (see metrics.csv). Trace samples at context 0 mean the thread was not
+running. Function contexts without their own source location show the function's definition.
+There is no dump/ directory: hpcproftt's text dumps exist for the 4.0 generation only.
+`)
+	return []byte(b.String())
+}
