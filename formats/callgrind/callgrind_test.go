@@ -87,8 +87,8 @@ func TestCorpusTrees(t *testing.T) {
 					t.Fatalf("row %d: %q", i, r)
 				}
 				for k, e := range tab.Events {
-					if r[column(t, h, "self_"+e)] != strconv.FormatInt(tab.Self(i)[k], 10) ||
-						r[column(t, h, "inclusive_"+e)] != strconv.FormatInt(tab.Inclusive(i)[k], 10) {
+					if r[column(t, h, e+"_exc")] != strconv.FormatInt(tab.Self(i)[k], 10) ||
+						r[column(t, h, e+"_inc")] != strconv.FormatInt(tab.Inclusive(i)[k], 10) {
 						t.Fatalf("row %d event %s: %q", i, e, r)
 					}
 				}
@@ -154,7 +154,7 @@ func TestDirectory(t *testing.T) {
 	fsys := src.FS()
 	total := func(name string) int64 {
 		rows := parseCSV(t, readFS(t, fsys, name))
-		c := column(t, rows[0], "self_Ir")
+		c := column(t, rows[0], "Ir_exc")
 		var s int64
 		for _, r := range rows[1:] {
 			v, _ := strconv.ParseInt(r[c], 10, 64)
@@ -163,7 +163,7 @@ func TestDirectory(t *testing.T) {
 		return s
 	}
 	if got, want := total("sum/functions.csv"), sums[0]+sums[1]+sums[2]; got != want {
-		t.Errorf("sum/functions.csv self_Ir total %d, want %d", got, want)
+		t.Errorf("sum/functions.csv Ir_exc total %d, want %d", got, want)
 	}
 	if got := total("callgrind.out.threads-02/functions.csv"); got != sums[1] {
 		t.Errorf("thread 2 total %d, want %d", got, sums[1])

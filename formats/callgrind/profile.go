@@ -123,10 +123,11 @@ func (m *model) functionDirs() []vfs.Entry {
 	return out
 }
 
-func appendEventColumns(dst []byte, prefix string, events []string) []byte {
+// appendEventColumns appends a column per event, named event+suffix.
+func appendEventColumns(dst []byte, suffix string, events []string) []byte {
 	for _, e := range events {
 		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, prefix+e)
+		dst = render.AppendCSVField(dst, e+suffix)
 	}
 	return dst
 }
@@ -141,9 +142,10 @@ func appendCosts(dst []byte, costs []int64) []byte {
 
 func (m *model) functionsCSV(state any) (render.Cursor, error) {
 	t := m.table()
-	header := []byte("nr,function,file,object,call_count")
-	header = appendEventColumns(header, "self_", t.Events)
-	header = appendEventColumns(header, "inclusive_", t.Events)
+	header := []byte("function_id,function,file,module,call_count")
+	for _, e := range t.Events {
+		header = appendEventColumns(header, "", []string{e + "_inc", e + "_exc"})
+	}
 	header = append(header, '\n')
 	return rows(state, string(header), len(t.Funcs), func(dst []byte, i int) []byte {
 		f := &t.Funcs[i]
@@ -156,8 +158,13 @@ func (m *model) functionsCSV(state any) (render.Cursor, error) {
 		dst = render.AppendCSVField(dst, t.Names.Name(f.Obj))
 		dst = append(dst, ',')
 		dst = strconv.AppendUint(dst, f.Calls, 10)
-		dst = appendCosts(dst, t.Self(i))
-		dst = appendCosts(dst, t.Inclusive(i))
+		self := t.Self(i)
+		for k, inc := range t.Inclusive(i) {
+			dst = append(dst, ',')
+			dst = strconv.AppendInt(dst, inc, 10)
+			dst = append(dst, ',')
+			dst = strconv.AppendInt(dst, self[k], 10)
+		}
 		return append(dst, '\n')
 	}), nil
 }
@@ -193,8 +200,8 @@ func (m *model) appendFn(dst []byte, i int32) []byte {
 
 func (m *model) callsCSV(state any) (render.Cursor, error) {
 	t := m.table()
-	header := []byte("caller_nr,caller,caller_file,callee_nr,callee,callee_file," + m.siteColumns())
-	header = appendEventColumns(header, "inclusive_", t.Events)
+	header := []byte("caller_id,caller,caller_file,callee_id,callee,callee_file," + m.siteColumns())
+	header = appendEventColumns(header, "_inc", t.Events)
 	header = append(header, '\n')
 	return rows(state, string(header), len(t.Edges), func(dst []byte, i int) []byte {
 		e := &t.Edges[i]
@@ -229,8 +236,8 @@ func (m *model) callList(i int, callers bool) []byte {
 		}
 		return 0
 	})
-	dst := []byte(who + "_nr," + who + "," + who + "_file," + m.siteColumns())
-	dst = appendEventColumns(dst, "inclusive_", t.Events)
+	dst := []byte(who + "_id," + who + "," + who + "_file," + m.siteColumns())
+	dst = appendEventColumns(dst, "_inc", t.Events)
 	dst = append(dst, '\n')
 	for _, x := range list {
 		e := &t.Edges[x]
@@ -254,7 +261,7 @@ func (p *profile) linesCSV(state any) (render.Cursor, error) {
 	if instr {
 		header += "instr,"
 	}
-	h := []byte(header + "function,object")
+	h := []byte(header + "function,module")
 	h = appendEventColumns(h, "", t.Events)
 	h = append(h, '\n')
 	c := &linesCursor{p: p, t: t, instr: instr, header: h}

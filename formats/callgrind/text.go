@@ -158,14 +158,15 @@ func (p *profile) readme(path string) string {
 	fmt.Fprintf(&b, "hpcfs mount of %s\n\n%s, creator %q, events %s, positions %s.\n\n", path, kind, h.Creator, strings.Join(h.Events, " "), strings.Join(h.Positions, " "))
 	b.WriteString(`header.txt      the header lines (version, creator, cmd, pid, thread, part, desc, positions,
                 events with their long names, summary, totals) and what hpcfs counted
-functions.csv   nr,function,file,object,call_count,self_<event>...,inclusive_<event>...
-                one row per function, in order of first appearance
-calls.csv       caller_nr,caller,caller_file,callee_nr,callee,callee_file,line,[instr,]call_count,
-                inclusive_<event>...: one row per call site (caller, callee, line in the
+functions.csv   function_id,function,file,module,call_count, then <event>_inc (inclusive) and
+                <event>_exc (self) per event: one row per function, in order of first
+                appearance (function_id numbers them; module is the object, ob=)
+calls.csv       caller_id,caller,caller_file,callee_id,callee,callee_file,line,[instr,]call_count,
+                <event>_inc...: one row per call site (caller, callee, line in the
                 caller's file)
 functions/<nr>-<name>/callers.csv  the calls to one function, by inclusive cost (first event)
 functions/<nr>-<name>/callees.csv  the calls one function makes
-lines.csv       file,line,[instr,]function,object,<event>...: one row per self cost line, in file
+lines.csv       file,line,[instr,]function,module,<event>...: one row per self cost line, in file
                 order (sum them per file and line with awk for an annotated listing)
 _errors.txt     problems found so far (line and byte offset)
 raw/            the original file
