@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +44,11 @@ mounted.`,
 			}
 			if foreground || readyPipe != nil {
 				return runMount(source, mnt, opts, debug)
+			}
+			// Checked here too, so that what is found (and a stale mount
+			// cleared) is said on this terminal, not in the log file.
+			if err := checkMountpoint(mnt); err != nil {
+				return err
 			}
 			return daemonize(backgroundArgs(cmd, source, mnt, opts, debug), logFile)
 		},
@@ -183,8 +187,11 @@ var (
 // looksLikeSource reports whether the one argument of `hpcfs mount` is a
 // source rather than a mountpoint: a file, or a directory hpcfs can read.
 func looksLikeSource(path string) bool {
+	if mounted(path) {
+		return false
+	}
 	fi, err := os.Stat(path)
-	if err != nil || mounted(path) {
+	if err != nil {
 		return false
 	}
 	if !fi.IsDir() {
@@ -195,22 +202,23 @@ func looksLikeSource(path string) bool {
 }
 
 // checkMountpoint rejects a missing, non-directory, non-empty or busy
-// mountpoint, and clears a stale mount left by a killed server.
+// mountpoint, and clears a stale hpcfs mount left by a killed server.
 func checkMountpoint(mnt string) error {
-	fi, err := os.Stat(mnt)
-	if errors.Is(err, syscall.ENOTCONN) {
-		log.Warnf("%s: stale mount of a server that died; unmounting it", mnt)
-		lazyUnmount(mnt)
-		fi, err = os.Stat(mnt)
+	if _, err := clearStaleMount(mnt); err != nil {
+		if errors.Is(err, errNoAnswer) {
+			return exitErr(exitInUse, "mountpoint %s is an hpcfs mount whose server does not answer within %v; `fusermount3 -u -z %s` clears it", mnt, probeTimeout, mnt)
+		}
+		return exitErr(exitInUse, "mountpoint %s: %v; `fusermount3 -u -z %s` clears it", mnt, err, mnt)
 	}
+	if mounted(mnt) {
+		return exitErr(exitInUse, "mountpoint %s is already in use by another mount", mnt)
+	}
+	fi, err := os.Stat(mnt)
 	if err != nil {
 		return exitErr(exitMountpoint, "mountpoint %s: %v", mnt, errors.Unwrap(err))
 	}
 	if !fi.IsDir() {
 		return exitErr(exitMountpoint, "mountpoint %s is not a directory", mnt)
-	}
-	if mounted(mnt) {
-		return exitErr(exitInUse, "mountpoint %s is already in use by another mount", mnt)
 	}
 	f, err := os.Open(mnt)
 	if err != nil {
@@ -221,35 +229,6 @@ func checkMountpoint(mnt string) error {
 		return exitErr(exitMountpoint, "mountpoint %s is not empty", mnt)
 	}
 	return nil
-}
-
-// mounted reports whether dir is a mountpoint, from /proc/self/mountinfo.
-func mounted(dir string) bool {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return false
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && unescapeMountinfo(fields[4]) == abs {
-			return true
-		}
-	}
-	return false
-}
-
-func unescapeMountinfo(s string) string {
-	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
-	return r.Replace(s)
 }
 
 func lazyUnmount(mnt string) error {
@@ -268,6 +247,9 @@ func newUnmountCommand() *cobra.Command {
 			mnt := args[0]
 			if !mounted(mnt) {
 				return exitErr(exitMountpoint, "%s is not mounted", mnt)
+			}
+			if cleared, _ := clearStaleMount(mnt); cleared {
+				return nil
 			}
 			out, err := exec.Command("fusermount3", "-u", mnt).CombinedOutput()
 			if err == nil {
