@@ -24,12 +24,12 @@ var csvHeaders = map[string]string{
 	"loom.*/proc.*/thread.*/events.csv": "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex",
 	// HPCToolkit database
 	"metrics.csv":        "metric_id,table,name,column,description,scope,statistic,partner,show,show_percent,format,formula,units",
-	"profiles.csv@hpcdb": "profile_idx,name,",
+	"profiles.csv@hpcdb": "profile_id,name,",
 	"cct.csv":            "ctx_id,parent_id,depth,kind,name,module,file,line,address,",
-	"procedures.csv":     "procedure,module,file,line,",
-	"contexts/*.csv":     "profile_idx,name,",
+	"procedures.csv":     "function,module,file,line,",
+	"contexts/*.csv":     "profile_id,name,",
 	"profiles/*.csv":     "ctx_id,kind,name,",
-	"traces/*.csv":       "time_ns,t_ns,ctx_id,procedure,depth,path",
+	"traces/*.csv":       "time_ns,t_ns,ctx_id,function,depth,path",
 	// hpcrun
 	"profiles.csv@hpcrun": "profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
 	"*/metrics.csv":       "epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples",

@@ -75,10 +75,7 @@ func (v vocabulary) allows(format, column string) bool {
 // pendingRenames are the columns that do not follow docs/vocabulary.md
 // yet, by format; each rename removes its entries. No other column may
 // stray from the vocabulary.
-var pendingRenames = map[string]map[string]bool{
-	"hpcdb":     set("profile_idx", "procedure"),
-	"dcpi":      set("image"),
-}
+var pendingRenames = map[string]map[string]bool{}
 
 // dataMade are the metric and event columns of the test sources that
 // csvHeaders spells out in full (callgrind's event "Instructions").

@@ -205,7 +205,7 @@ func TestTracesResolve(t *testing.T) {
 func TestProfilesGPU(t *testing.T) {
 	_, src := openGen(t, shapes[1])
 	rows := readCSV(t, src.FS(), "profiles.csv")
-	want := "profile_idx,name,node,rank,thread,gpudevice,gpustream,num_vals,num_nzctxs,has_trace"
+	want := "profile_id,name,node,rank,thread,gpudevice,gpustream,num_vals,num_nzctxs,has_trace"
 	if strings.Join(rows[0], ",") != want {
 		t.Fatalf("profiles.csv header = %v", rows[0])
 	}

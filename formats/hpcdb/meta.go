@@ -340,7 +340,7 @@ contexts/ID.csv   values of context ID in every thread profile (propagated metri
 profiles/NAME.csv values of every context in one profile (summary.csv: every summary statistic;
                   the others: every propagated metric)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (function contexts)
-traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,procedure,depth,path
+traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,function,depth,path
 
 Units: times in nanoseconds (t_ns relative to trace.db's minimum timestamp); metric values in
 the metric's own units (see metrics.csv). Trace samples at context 0 mean the thread was not

@@ -194,7 +194,7 @@ func (v *metaView) checkContexts(t *testing.T, dir string) {
 	}
 	for _, e := range ents {
 		ctx := strings.TrimSuffix(e.Name(), ".csv")
-		got := v.table(t, "contexts/"+e.Name(), "profile_idx")
+		got := v.table(t, "contexts/"+e.Name(), "profile_id")
 		want := 0
 		for _, r := range byCtx[ctx] {
 			g := got[r[ix["prof_index"]]][v.propCol[r[ix["metric_id"]]]]

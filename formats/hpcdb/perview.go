@@ -91,7 +91,7 @@ func (d *db) contextsDir() *vfs.Dir {
 // value at ctx, one column per raw (MetricDB) metric.
 func (d *db) contextCSV(ctx uint32) ([]byte, error) {
 	m := d.model.get()
-	head := []string{"profile_idx", "name"}
+	head := []string{"profile_id", "name"}
 	for _, k := range m.kinds {
 		head = append(head, m.kindName(k))
 	}

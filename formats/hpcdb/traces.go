@@ -137,7 +137,7 @@ func (c *traceCursor) samples() ([]hpcdb.Sample, error) {
 	return c.buf, err
 }
 
-const csvHeader = "time_ns,t_ns,ctx_id,procedure,depth,path\n"
+const csvHeader = "time_ns,t_ns,ctx_id,function,depth,path\n"
 
 func decLen(v int64) int64 {
 	if v < 0 {

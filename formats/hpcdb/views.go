@@ -46,12 +46,12 @@ profiles.csv      one row per profile (index 0 = summary) with its identifier tu
 cct.csv           the calling-context tree, one row per context, with the visible summary metrics
 cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible
                   metric, rounded to 6 significant digits (cct.csv has the exact values)
-procedures.csv    flat view: per procedure, exclusive summed, inclusive counted once per call path
+procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path
 contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
 profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial
                   metrics)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (procedure frames)
-traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,procedure,depth,path
+traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,function,depth,path
 
 Units: times in nanoseconds (t_ns relative to the database's minimum trace time);
 metric values in the metric's own units (see metrics.csv).
@@ -248,7 +248,7 @@ func (d *db) hasTrace() map[int]bool {
 
 func (d *db) profilesCSV() ([]byte, error) {
 	m := d.model.get()
-	head := []string{"profile_idx", "name"}
+	head := []string{"profile_id", "name"}
 	for _, k := range m.kinds {
 		head = append(head, m.kindName(k))
 	}
@@ -521,7 +521,7 @@ func (d *db) proceduresCSV() ([]byte, error) {
 		}
 		return m.procName(order[i].proc) < m.procName(order[j].proc)
 	})
-	head := []string{"procedure", "module", "file", "line"}
+	head := []string{"function", "module", "file", "line"}
 	for _, v := range m.visible {
 		head = append(head, v.column)
 	}
