@@ -355,7 +355,7 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 		} else {
 			dst = append(dst, ", no metrics"...)
 		}
-		dst = append(dst, ": inclusive %, inclusive, exclusive, load_module+0xip\n"...)
+		dst = append(dst, ": inclusive %, inclusive, exclusive, module+0xip\n"...)
 		return dst, nil
 	}
 	order, err := ea.cctOrder(c.f)
@@ -385,9 +385,9 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 			dst = strconv.AppendFloat(dst, pct, 'f', 2, 64)
 			dst = append(dst, "% "...)
 			real := ea.realMetric[0]
-			dst = appendValue(dst, inc, real)
+			dst = appendReadable(dst, inc, real)
 			dst = append(dst, ' ')
-			dst = appendValue(dst, c.n.Values[0], real)
+			dst = appendReadable(dst, c.n.Values[0], real)
 			dst = append(dst, ' ')
 		}
 		dst = appendLocation(dst, e, c.n.LMID, c.n.IP)
@@ -406,7 +406,7 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// appendLocation writes load_module+0xip with the load module's file name.
+// appendLocation writes module+0xip with the load module's file name.
 func appendLocation(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64) []byte {
 	switch lm := e.LoadModule(lmID); {
 	case lmID == 0 && e.Sparse:

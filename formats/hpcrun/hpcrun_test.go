@@ -112,7 +112,7 @@ func TestCorpusTables(t *testing.T) {
 		}
 	}
 	txt := strings.Split(string(read(t, fsys, sampleName+"/cct.txt")), "\n")
-	if txt[0] != "# epoch 0, metric CPUTIME (usec): inclusive %, inclusive, exclusive, load_module+0xip" || !strings.HasPrefix(txt[1], "100.00% ") {
+	if txt[0] != "# epoch 0, metric CPUTIME (usec): inclusive %, inclusive, exclusive, module+0xip" || !strings.HasPrefix(txt[1], "100.00% ") {
 		t.Fatalf("cct.txt starts %q", txt[:3])
 	}
 }
@@ -342,7 +342,7 @@ func TestSparseTree(t *testing.T) {
 		}
 	}
 	txt := string(read(t, fsys, p+"cct.txt"))
-	if !strings.Contains(txt, "\n100.00% 1.210259 0 ^Primary\n  100.00% 1.210259 0 | Main  \n") {
+	if !strings.Contains(txt, "\n100.00% 1.21026 0 ^Primary\n  100.00% 1.21026 0 | Main  \n") {
 		t.Errorf("cct.txt:\n%s", txt)
 	}
 	if !strings.Contains(string(read(t, fsys, "README.txt")), "Version 04.00") {

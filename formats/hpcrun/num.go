@@ -16,6 +16,15 @@ func appendValue(dst []byte, v uint64, real bool) []byte {
 	return render.AppendUint(dst, v)
 }
 
+// appendReadable appends v for text views: Real values rounded to 6
+// significant digits (render.AppendReadable), integers in full.
+func appendReadable(dst []byte, v uint64, real bool) []byte {
+	if real {
+		return render.AppendReadable(dst, math.Float64frombits(v))
+	}
+	return render.AppendUint(dst, v)
+}
+
 // valueLen is len(appendValue(nil, v, real)).
 func valueLen(v uint64, real bool) int {
 	if real {

@@ -36,8 +36,9 @@ func (m *mount) readme() ([]byte, error) {
                    lush_lip], then <metric>_inc (sum over the subtree) and <metric>_exc
                    (stored value) per metric; offset is the node's ip within its module
     cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive
-                   of the first metric, load_module+0xip; children by descending
-                   inclusive value
+                   of the first metric (Real values rounded to 6 significant digits, as
+                   hpcviewer shows them; cct.csv has the exact values), module+0xip;
+                   children by descending inclusive value
     trace.txt      (with a .hpctrace beside the profile) time  ctx_id  module+0xip per sample,
                    time in the file's unit
     trace.csv      time_ns,t_ns,ctx_id,module_id,module,offset[,metric_id]: time_ns is exact
