@@ -1,6 +1,7 @@
 // Package decode holds what every binary decoder in decode/<format> shares:
-// the FormatError type that carries format, section and byte offset, the
-// sentinel errors callers test with errors.Is, and bounded reads that never
+// the FormatError type that carries format, section and byte offset (made
+// by ErrAt), the Problems list of partial failures, the sentinel errors
+// callers test with errors.Is, and bounded reads that never
 // allocate more than the input holds.
 //
 // Decoders under decode/ are pure: no FUSE, no logging, no globals. They
@@ -44,6 +45,39 @@ func (e *FormatError) Error() string {
 		s += fmt.Sprintf(" '%v'", e.Val)
 	}
 	return s
+}
+
+// ErrAt is the one constructor of decode errors: malformed input of format
+// in section at byte off. kind is nil (ErrFormat), ErrTruncated or
+// ErrUnsupportedVersion; val is the offending value or nil. Each decoder
+// wraps it as errAt(section, off, msg, val, kind) with its format name.
+func ErrAt(format, section string, off int64, msg string, val any, kind error) *FormatError {
+	return &FormatError{Format: format, Section: section, Off: off, Msg: msg, Val: val, Err: kind}
+}
+
+// Problems are the partial failures of an input that still decodes: each
+// is something malformed that was skipped or cut, while the rest was read
+// on. Decoders keep them in a Problems field; formats report them all to
+// _errors.txt through vfs.Errors.ReportAll. The zero value holds none.
+type Problems []error
+
+// Add appends err unless it is nil.
+func (p *Problems) Add(err error) {
+	if err != nil {
+		*p = append(*p, err)
+	}
+}
+
+// Err returns nil when there is no problem, the problem when there is
+// one, and all of them joined otherwise.
+func (p Problems) Err() error {
+	switch len(p) {
+	case 0:
+		return nil
+	case 1:
+		return p[0]
+	}
+	return errors.Join(p...)
 }
 
 func (e *FormatError) Unwrap() error {

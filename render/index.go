@@ -59,26 +59,31 @@ var buildKey = func() string {
 	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
 }()
 
-// SourceKey identifies input files by path, size, modification time,
-// device and inode, for index keys: any change to a file gives a new key,
-// reading it does not.
-func SourceKey(paths ...string) (string, error) {
+// IndexKey names the view called view of a source of the given format in
+// the on-disk index (the key of IndexedStream). It identifies the input
+// files by absolute path, size, modification and change time, device and
+// inode, so any change to a file gives a new key and reading it (which
+// moves only the access time) does not. It returns "" (keep no index) when
+// a file cannot be identified.
+func IndexKey(format, view string, files ...string) string {
 	h := sha256.New()
-	for _, p := range paths {
+	for _, p := range files {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return "", err
+			return ""
 		}
-		abs, _ := filepath.Abs(p)
-		// device and inode only: the rest of Stat_t holds the access
-		// time, which reading the file changes
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return ""
+		}
 		var dev, ino uint64
+		var ctime int64
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			dev, ino = uint64(st.Dev), st.Ino
+			dev, ino, ctime = uint64(st.Dev), st.Ino, st.Ctim.Nano()
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00", abs, fi.Size(), fi.ModTime().UnixNano(), dev, ino)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%d\x00", abs, fi.Size(), fi.ModTime().UnixNano(), ctime, dev, ino)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return format + "/" + view + "/" + hex.EncodeToString(h.Sum(nil))
 }
 
 func indexPath(key string) string {

@@ -88,7 +88,7 @@ func Stream(gen Generator, onDataError func(error)) View {
 }
 
 // IndexedStream is Stream with an on-disk index: when gen is a StateCodec
-// and key (which must identify the input and the view, see SourceKey) was
+// and key (which must identify the input and the view, see IndexKey) was
 // sized before, the size and checkpoints are read back instead of
 // measured. Views that ended on a data error are not indexed, so the error
 // is reported again on the next mount.

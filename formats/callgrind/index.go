@@ -1,14 +1,11 @@
 package callgrind
 
 import (
-	"encoding/binary"
-	"errors"
+	"math"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/render"
 )
-
-var errBadState = errors.New("callgrind: bad index state")
 
 // linesGen is lines.csv's generator; its states (decoder states, which
 // hold name numbers of the file's deterministic name table) go to the
@@ -18,16 +15,17 @@ type linesGen struct{ p *profile }
 func (g linesGen) Start(state any) (render.Cursor, error) { return g.p.linesCSV(state) }
 
 func (g linesGen) EncodeState(state any) []byte {
+	var w render.StateWriter
 	st, ok := state.(cg.State)
 	if !ok {
-		return []byte{0}
+		return w.Bool(false).Bytes()
 	}
-	b := []byte{1}
+	w.Bool(true)
 	for _, v := range []int64{st.Off, int64(st.Obj), int64(st.FnFile), int64(st.File), int64(st.Fn),
-		int64(st.CObj), int64(st.CFile), int64(st.CFn), int64(st.Instr), st.Line, bit(st.NoInstr), bit(st.NoLine)} {
-		b = binary.AppendVarint(b, v)
+		int64(st.CObj), int64(st.CFile), int64(st.CFn), int64(st.Instr), st.Line} {
+		w.Int(v)
 	}
-	return b
+	return w.Int(bit(st.NoInstr)).Int(bit(st.NoLine)).Bytes()
 }
 
 func bit(b bool) int64 {
@@ -38,35 +36,16 @@ func bit(b bool) int64 {
 }
 
 func (g linesGen) DecodeState(b []byte) (any, error) {
-	if len(b) == 1 && b[0] == 0 {
-		return nil, nil
+	r := render.NewStateReader(b)
+	if !r.Bool() {
+		return nil, r.Err()
 	}
-	if len(b) == 0 || b[0] != 1 {
-		return nil, errBadState
-	}
-	b = b[1:]
-	var v [12]int64
+	var v [10]int64
 	for i := range v {
-		x, n := binary.Varint(b)
-		if n <= 0 {
-			return nil, errBadState
-		}
-		v[i], b = x, b[n:]
+		v[i] = r.Int(math.MinInt64, math.MaxInt64)
 	}
-	if len(b) != 0 {
-		return nil, errBadState
-	}
+	noInstr, noLine := r.Int(0, 1) == 1, r.Int(0, 1) == 1
 	return cg.State{Off: v[0], Obj: int32(v[1]), FnFile: int32(v[2]), File: int32(v[3]), Fn: int32(v[4]),
 		CObj: int32(v[5]), CFile: int32(v[6]), CFn: int32(v[7]), Instr: uint64(v[8]), Line: v[9],
-		NoInstr: v[10] == 1, NoLine: v[11] == 1}, nil
-}
-
-// indexKey names a view of the file at path in the on-disk index; ""
-// (no index) when the file cannot be identified.
-func indexKey(view, path string) string {
-	key, err := render.SourceKey(path)
-	if err != nil {
-		return ""
-	}
-	return "callgrind/" + view + "/" + key
+		NoInstr: noInstr, NoLine: noLine}, r.Err()
 }

@@ -1,8 +1,7 @@
 package dcpi
 
 import (
-	"encoding/binary"
-	"errors"
+	"math"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
 	"github.com/hpcfs/hpcfs/render"
@@ -12,20 +11,11 @@ import (
 // the on-disk index, so a second mount of the same profile neither sizes
 // nor sorts again before serving a read.
 
-var errBadState = errors.New("dcpi: bad index state")
-
-func flag(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func (g *samplesGen) EncodeState(state any) []byte {
 	st := state.(samplesState)
 	b, _ := st.pos.AppendBinary(nil)
-	b = binary.AppendUvarint(b, st.cum)
-	return binary.AppendUvarint(b, flag(st.started))
+	w := (&render.StateWriter{}).Raw(b)
+	return w.Uint(st.cum).Bool(st.started).Bytes()
 }
 
 func (g *samplesGen) DecodeState(b []byte) (any, error) {
@@ -33,20 +23,16 @@ func (g *samplesGen) DecodeState(b []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := uvarints(rest, 2)
-	if err != nil || v[1] > 1 {
-		return nil, errBadState
-	}
-	return samplesState{pos: pos, cum: v[0], started: v[1] == 1}, nil
+	r := render.NewStateReader(rest)
+	st := samplesState{pos: pos, cum: r.Uint(math.MaxUint64), started: r.Bool()}
+	return st, r.Err()
 }
 
 func (g *topGen) EncodeState(state any) []byte {
 	st := state.(topState)
 	b, _ := st.pos.AppendBinary(nil)
-	b = binary.AppendUvarint(b, uint64(st.band))
-	b = binary.AppendUvarint(b, uint64(st.row))
-	b = binary.AppendUvarint(b, st.cum)
-	return binary.AppendUvarint(b, flag(st.started))
+	w := (&render.StateWriter{}).Raw(b)
+	return w.Uint(uint64(st.band)).Uint(uint64(st.row)).Uint(st.cum).Bool(st.started).Bytes()
 }
 
 func (g *topGen) DecodeState(b []byte) (any, error) {
@@ -54,26 +40,9 @@ func (g *topGen) DecodeState(b []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := uvarints(rest, 4)
-	if err != nil || v[0] > 1<<31 || v[1] > 1<<40 || v[3] > 1 {
-		return nil, errBadState
-	}
-	return topState{pos: pos, band: int(v[0]), row: int(v[1]), cum: v[2], started: v[3] == 1}, nil
-}
-
-func uvarints(b []byte, n int) ([]uint64, error) {
-	out := make([]uint64, n)
-	for i := range out {
-		x, k := binary.Uvarint(b)
-		if k <= 0 {
-			return nil, errBadState
-		}
-		out[i], b = x, b[k:]
-	}
-	if len(b) != 0 {
-		return nil, errBadState
-	}
-	return out, nil
+	r := render.NewStateReader(rest)
+	st := topState{pos: pos, band: int(r.Uint(1 << 31)), row: int(r.Uint(1 << 40)), cum: r.Uint(math.MaxUint64), started: r.Bool()}
+	return st, r.Err()
 }
 
 var (
@@ -84,9 +53,5 @@ var (
 // stream returns the view of gen, indexed on disk under the profile's
 // identity and the view's name when the file can be identified.
 func (p *profile) stream(gen render.Generator, view string) render.View {
-	key, err := render.SourceKey(p.path)
-	if err != nil {
-		return render.Stream(gen, nil)
-	}
-	return render.IndexedStream(gen, key+"\x00dcpi\x00"+view, nil)
+	return render.IndexedStream(gen, render.IndexKey("dcpi", view, p.path), nil)
 }

@@ -16,7 +16,7 @@ import (
 
 func align8(v uint64) uint64 { return (v + 7) &^ 7 }
 
-func profileDumpParts(p *hpcdb.ProfileDB) []part {
+func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 	h := p.Header
 	var b []byte
 	b = append(b, hpcdb.ProfileMagic+"\n[hdr:\n  (version: "...)
@@ -36,14 +36,14 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 	b = append(b, ")\n  (id_tuples_sec_ptr: "...)
 	b = appendI64(b, h.TuplePtr)
 	b = append(b, ")\n]\n"...)
-	parts := []part{textPart(string(b))}
+	parts := []render.Part{render.TextPart(string(b))}
 	if p.InfoErr != nil {
-		return append(parts, errPart(p.InfoErr))
+		return append(parts, render.ErrPart(p.InfoErr))
 	}
 	b = append(b[:0], "[Profile informations for "...)
 	b = appendI32(b, h.NumProf)
 	b = append(b, " profiles\n"...)
-	parts = append(parts, textPart(string(b)), part{int64(len(p.Profiles)), func(dst []byte, from, count int64) ([]byte, error) {
+	parts = append(parts, render.TextPart(string(b)), render.Part{N: int64(len(p.Profiles)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 		for i := from; i < from+count; i++ {
 			pi := p.Profiles[i]
 			dst = append(dst, "  "...)
@@ -65,7 +65,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 			dst = append(dst, ")]\n"...)
 		}
 		return dst, nil
-	}}, textPart("]\n"))
+	}}, render.TextPart("]\n"))
 
 	// Identifier tuples, read one after the other from the section start.
 	b = append(b[:0], "[Id tuples for "...)
@@ -77,7 +77,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 	for i := 0; i < len(p.Profiles); i++ {
 		t, n, err := p.TupleAt(off)
 		if err != nil {
-			return append(parts, textPart(string(b)), errPart(err))
+			return append(parts, render.TextPart(string(b)), render.ErrPart(err))
 		}
 		off += uint64(n)
 		b = append(b, "  "...)
@@ -85,7 +85,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 		b = appendTuple(b, t)
 	}
 	b = append(b, "]\n"...)
-	parts = append(parts, textPart(string(b)))
+	parts = append(parts, render.TextPart(string(b)))
 
 	order := make([]int, len(p.Profiles))
 	for i := range order {
@@ -97,7 +97,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 		pi := p.Profiles[i]
 		valPos, ctxPos := pos, pos+pi.NumVals*10
 		head := "[profile " + strconv.Itoa(i) + "\n  [metrics:\n  (NOTES: printed in file order, help checking if the file is correct)\n"
-		parts = append(parts, textPart(head), part{int64(pi.NumVals), func(dst []byte, from, count int64) ([]byte, error) {
+		parts = append(parts, render.TextPart(head), render.Part{N: int64(pi.NumVals), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			vals, err := readProfileValues(p, valPos+uint64(from)*10, uint64(count))
 			for _, v := range vals {
 				dst = append(dst, "    (value: "...)
@@ -107,7 +107,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 				dst = append(dst, ")\n"...)
 			}
 			return dst, err
-		}}, textPart("  ]\n  [ctx indices:\n"), part{int64(pi.NumCtxs) + 1, func(dst []byte, from, count int64) ([]byte, error) {
+		}}, render.TextPart("  ]\n  [ctx indices:\n"), render.Part{N: int64(pi.NumCtxs) + 1, Render: func(dst []byte, from, count int64) ([]byte, error) {
 			pairs, err := readProfileCtxs(p, ctxPos+uint64(from)*12, uint64(count))
 			for k, c := range pairs {
 				if from+int64(k) == int64(pi.NumCtxs) && c.Ctx == hpcdb.ProfileEndMarker {
@@ -123,11 +123,11 @@ func profileDumpParts(p *hpcdb.ProfileDB) []part {
 				dst = append(dst, ")\n"...)
 			}
 			return dst, err
-		}}, textPart("]\n"))
+		}}, render.TextPart("]\n"))
 		pos = ctxPos + (uint64(pi.NumCtxs)+1)*12
 	}
 	footerPos := pos
-	parts = append(parts, part{1, func(dst []byte, _, _ int64) ([]byte, error) {
+	parts = append(parts, render.Part{N: 1, Render: func(dst []byte, _, _ int64) ([]byte, error) {
 		ft, err := readRaw(p.ReaderAt(), p.Size(), footerPos, 8, "profile.db")
 		if err != nil {
 			return dst, err
@@ -180,7 +180,7 @@ func appendTuple(b []byte, t []hpcdb.IDElem) []byte {
 	return append(b, "]\n"...)
 }
 
-func cctDumpParts(c *hpcdb.CCTDB) []part {
+func cctDumpParts(c *hpcdb.CCTDB) []render.Part {
 	h := c.Header
 	var b []byte
 	b = append(b, hpcdb.CCTMagic+"\n[hdr:\n  (version: "...)
@@ -198,7 +198,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 	b = append(b, ")\n]\n[Context informations for "...)
 	b = appendI32(b, h.NumCtx)
 	b = append(b, " Contexts\n"...)
-	parts := []part{textPart(string(b)), part{int64(h.NumCtx), func(dst []byte, from, count int64) ([]byte, error) {
+	parts := []render.Part{render.TextPart(string(b)), render.Part{N: int64(h.NumCtx), Render: func(dst []byte, from, count int64) ([]byte, error) {
 		infos, err := c.Infos(uint64(from), uint64(count), nil)
 		for _, x := range infos {
 			dst = append(dst, "  [(context id: "...)
@@ -212,7 +212,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 			dst = append(dst, ")]\n"...)
 		}
 		return dst, err
-	}}, textPart("]\n")}
+	}}, render.TextPart("]\n")}
 
 	// Blocks of the non-empty contexts, one after the other.
 	type block struct {
@@ -244,7 +244,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 			break
 		}
 	}
-	parts = append(parts, part{int64(len(blocks)), func(dst []byte, from, count int64) ([]byte, error) {
+	parts = append(parts, render.Part{N: int64(len(blocks)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 		for _, bl := range blocks[from : from+count] {
 			vals, mets, err := c.BlockAt(int64(bl.pos), bl.info.NumVals, bl.info.NumMetric)
 			if err != nil {
@@ -279,10 +279,10 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 		return dst, nil
 	}})
 	if planErr != nil {
-		return append(parts, errPart(planErr))
+		return append(parts, render.ErrPart(planErr))
 	}
 	footerPos := pos
-	return append(parts, part{1, func(dst []byte, _, _ int64) ([]byte, error) {
+	return append(parts, render.Part{N: 1, Render: func(dst []byte, _, _ int64) ([]byte, error) {
 		ft, err := readRaw(c.ReaderAt(), c.Size(), footerPos, 8, "cct.db")
 		if err != nil {
 			return dst, err
@@ -294,7 +294,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []part {
 	}})
 }
 
-func traceDumpParts(t *hpcdb.TraceDB) []part {
+func traceDumpParts(t *hpcdb.TraceDB) []render.Part {
 	h := t.Header
 	var b []byte
 	b = append(b, hpcdb.TraceMagic+"\n[hdr:\n  (version: "...)
@@ -326,17 +326,17 @@ func traceDumpParts(t *hpcdb.TraceDB) []part {
 		b = append(b, ")]\n"...)
 	}
 	if t.LinesErr != nil {
-		return []part{textPart(string(b)), errPart(t.LinesErr)}
+		return []render.Part{render.TextPart(string(b)), render.ErrPart(t.LinesErr)}
 	}
 	b = append(b, "]\n"...)
-	parts := []part{textPart(string(b))}
+	parts := []render.Part{render.TextPart(string(b))}
 	lines := append([]hpcdb.TraceLine(nil), t.Lines...)
 	sort.SliceStable(lines, func(a, b int) bool { return lines[a].Start < lines[b].Start })
 	pos := h.HdrPtr + align8(h.HdrSize)
 	for _, l := range lines {
 		n := l.NumSamples()
 		start := pos
-		parts = append(parts, textPart("[Trace "+strconv.FormatInt(int64(int32(l.Prof)), 10)+":\n"), part{int64(n), func(dst []byte, from, count int64) ([]byte, error) {
+		parts = append(parts, render.TextPart("[Trace "+strconv.FormatInt(int64(int32(l.Prof)), 10)+":\n"), render.Part{N: int64(n), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			s, err := t.SamplesAt(int64(start+uint64(from)*12), uint64(count), nil)
 			for _, x := range s {
 				dst = append(dst, "  ("...)
@@ -346,13 +346,13 @@ func traceDumpParts(t *hpcdb.TraceDB) []part {
 				dst = append(dst, ")\n"...)
 			}
 			return dst, err
-		}}, textPart("]\n"))
+		}}, render.TextPart("]\n"))
 		pos += n * 12
 	}
 	if pos >= uint64(t.Size()) {
-		parts = append(parts, textPart("END OF FILE\n"))
+		parts = append(parts, render.TextPart("END OF FILE\n"))
 	} else {
-		parts = append(parts, textPart("SHOULD BE EOF, BUT NOT, SOME ERRORS HAPPENED\n"))
+		parts = append(parts, render.TextPart("SHOULD BE EOF, BUT NOT, SOME ERRORS HAPPENED\n"))
 	}
 	return parts
 }

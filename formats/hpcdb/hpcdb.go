@@ -73,7 +73,7 @@ type db struct {
 
 	model lazyModel
 	valid validity
-	key   string // render.SourceKey of the database's files; "" keeps no index
+	files []string // the database's files, which identify it in the on-disk index
 
 	numCtx   int // size of the context-id space known at mount (contexts/)
 	ctxOrder contextOrder
@@ -150,13 +150,11 @@ func open(path string, meta bool) (*vfs.Source, error) {
 	if d.trace != nil {
 		src.AddInfo("trace lines", len(d.trace.Lines))
 	}
-	var files []string
 	for _, name := range []string{"experiment.xml", "meta.db", "profile.db", "cct.db", "trace.db"} {
 		if p := filepath.Join(path, name); fileExists(p) {
-			files = append(files, p)
+			d.files = append(d.files, p)
 		}
 	}
-	d.key, _ = render.SourceKey(files...)
 	d.build()
 	return src, nil
 }
@@ -171,13 +169,13 @@ func (d *db) build() {
 	}
 	dump := root.AddDir("dump")
 	if d.profile != nil {
-		dump.AddFile("profile.db.txt", streamParts(func() []part { return profileDumpParts(d.profile) }, 1024, d.src.Errors.Reporter("dump/profile.db.txt")))
+		dump.AddFile("profile.db.txt", streamParts(func() []render.Part { return profileDumpParts(d.profile) }, 1024, d.src.Errors.Reporter("dump/profile.db.txt")))
 	}
 	if d.cct != nil {
-		dump.AddFile("cct.db.txt", streamParts(func() []part { return cctDumpParts(d.cct) }, 64, d.src.Errors.Reporter("dump/cct.db.txt")))
+		dump.AddFile("cct.db.txt", streamParts(func() []render.Part { return cctDumpParts(d.cct) }, 64, d.src.Errors.Reporter("dump/cct.db.txt")))
 	}
 	if d.trace != nil {
-		dump.AddFile("trace.db.txt", streamParts(func() []part { return traceDumpParts(d.trace) }, 2048, d.src.Errors.Reporter("dump/trace.db.txt")))
+		dump.AddFile("trace.db.txt", streamParts(func() []render.Part { return traceDumpParts(d.trace) }, 2048, d.src.Errors.Reporter("dump/trace.db.txt")))
 	}
 	d.buildViews()
 }
@@ -190,10 +188,7 @@ func fileExists(path string) bool {
 // stream is a big view whose size and checkpoints are kept in the on-disk
 // index under the database's key and the view's path.
 func (d *db) stream(gen render.Generator, where string) render.View {
-	if d.key == "" {
-		return render.Stream(gen, d.src.Errors.Reporter(where))
-	}
-	return render.IndexedStream(gen, d.key+"\x00hpcdb\x00"+where, d.src.Errors.Reporter(where))
+	return render.IndexedStream(gen, render.IndexKey("hpcdb", where, d.files...), d.src.Errors.Reporter(where))
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,8 +1,6 @@
 package hpcdb
 
 import (
-	"encoding/binary"
-	"errors"
 	"io"
 	"strconv"
 
@@ -49,19 +47,16 @@ type traceGen struct {
 
 const traceBatch = 512
 
-var errBadState = errors.New("hpcdb: bad index state")
-
 // EncodeState writes a sample index.
 func (g *traceGen) EncodeState(state any) []byte {
-	return binary.AppendUvarint(nil, state.(uint64))
+	var w render.StateWriter
+	return w.Uint(state.(uint64)).Bytes()
 }
 
 func (g *traceGen) DecodeState(b []byte) (any, error) {
-	v, n := binary.Uvarint(b)
-	if n <= 0 || n != len(b) || v > g.d.trace.Lines[g.line].NumSamples()+1 {
-		return nil, errBadState
-	}
-	return v, nil
+	r := render.NewStateReader(b)
+	v := r.Uint(g.d.trace.Lines[g.line].NumSamples() + 1)
+	return v, r.Err()
 }
 
 func (g *traceGen) Start(state any) (render.Cursor, error) {

@@ -27,6 +27,6 @@ func readProfileCtxs(p *hpcdb.ProfileDB, off, n uint64) ([]hpcdb.CtxIdx, error) 
 	return p.CtxPairsAt(int64(min(off, 1<<62)), n, nil)
 }
 
-func streamParts(plan func() []part, batch int64, onErr func(error)) render.View {
-	return render.Stream(&partsGen{plan: plan, batch: batch}, onErr)
+func streamParts(plan func() []render.Part, batch int64, onErr func(error)) render.View {
+	return render.Stream(render.NewRows(batch, plan), onErr)
 }

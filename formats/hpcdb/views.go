@@ -1,8 +1,6 @@
 package hpcdb
 
 import (
-	"encoding/binary"
-	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -18,8 +16,8 @@ func (d *db) buildViews() {
 	rep := d.src.Errors.Reporter
 	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
 	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
-	root.AddFile("cct.csv", d.stream(rowGen{d: d}, "cct.csv"))
-	root.AddFile("cct.txt", d.stream(rowGen{d: d, txt: true}, "cct.txt"))
+	root.AddFile("cct.csv", d.stream(d.cctRows(false), "cct.csv"))
+	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
 	if d.profile != nil {
@@ -282,132 +280,97 @@ func (m *model) idValues(i int) []string {
 	return out
 }
 
-// rowCursor walks the contexts of cct.csv / cct.txt in tree order.
-type rowCursor struct {
-	d   *db
-	m   *model
-	i   int
-	txt bool
-}
-
-func (c *rowCursor) State() any { return c.i }
-
-// rowGen renders cct.csv or cct.txt; the state is rowCursor.i.
-type rowGen struct {
-	d   *db
-	txt bool
-}
-
-func (g rowGen) Start(state any) (render.Cursor, error) {
-	c := &rowCursor{d: g.d, m: g.d.model.get(), txt: g.txt}
-	if state != nil {
-		c.i = state.(int)
-	}
-	return c, nil
-}
-
-func (g rowGen) EncodeState(state any) []byte {
-	return binary.AppendVarint(nil, int64(state.(int)))
-}
-
-func (g rowGen) DecodeState(b []byte) (any, error) {
-	v, n := binary.Varint(b)
-	if n <= 0 || n != len(b) || v < -1 || v > 1<<31 {
-		return nil, errBadState
-	}
-	return int(v), nil
-}
-
-func (c *rowCursor) Next(dst []byte) ([]byte, error) {
-	m := c.m
-	vals, has := m.summaryValues(c.d)
-	nv := len(m.visible)
-	if c.i == 0 {
-		c.i = -1
-		if !c.txt {
-			dst = append(dst, "ctx_id,parent_id,depth,kind,"...)
-			if m.meta != nil {
-				dst = append(dst, "relation,"...)
-			}
-			dst = append(dst, "name,module,file,line,address"...)
-			for _, v := range m.visible {
+// cctRows renders cct.csv or cct.txt: a header, then the contexts in tree
+// order, 256 per batch.
+func (d *db) cctRows(txt bool) *render.Rows {
+	return render.NewRows(256, func() []render.Part {
+		m := d.model.get()
+		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
+			vals, _ := m.summaryValues(d)
+			nv := len(m.visible)
+			for i := from; i < from+count; i++ {
+				ctx := int(m.rows[i])
+				if txt {
+					dst = appendCCTTxt(dst, m, ctx, vals)
+					continue
+				}
+				dst = strconv.AppendInt(dst, int64(ctx), 10)
 				dst = append(dst, ',')
-				dst = append(dst, v.column...)
+				if p := m.parent[ctx]; p >= 0 {
+					dst = strconv.AppendInt(dst, int64(p), 10)
+				}
+				dst = append(dst, ',')
+				if m.ctxNode[ctx] >= 0 {
+					dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+				}
+				dst = append(dst, ',')
+				dst = append(dst, m.ctxKind(ctx)...)
+				dst = append(dst, ',')
+				if m.meta != nil {
+					if ni := m.ctxNode[ctx]; ni > 0 {
+						dst = append(dst, hpcdb.RelationName(m.x.Nodes[ni].Rel)...)
+					}
+					dst = append(dst, ',')
+				}
+				dst = render.AppendCSVField(dst, m.ctxName(ctx))
+				dst = append(dst, ',')
+				dst = render.AppendCSVField(dst, m.ctxModule(ctx))
+				dst = append(dst, ',')
+				file, line := m.ctxFile(ctx)
+				dst = render.AppendCSVField(dst, file)
+				dst = append(dst, ',')
+				if ni := m.ctxNode[ctx]; ni > 0 && m.meta != nil {
+					// the meta.db generation: line and address only where known
+					if nd := &m.x.Nodes[ni]; file != "" && nd.Kind != hpcdb.NodeEntry {
+						dst = strconv.AppendInt(dst, line, 10)
+					}
+					dst = append(dst, ',')
+					if nd := &m.x.Nodes[ni]; nd.Module >= 0 {
+						dst = render.AppendHex(dst, nd.Addr)
+					}
+				} else if ni > 0 {
+					dst = strconv.AppendInt(dst, line, 10)
+					dst = append(dst, ',')
+					dst = render.AppendHex(dst, m.x.Nodes[ni].Addr)
+				} else {
+					dst = append(dst, ',')
+				}
+				for j := 0; j < nv; j++ {
+					dst = append(dst, ',')
+					dst = render.AppendFloat(dst, vals[ctx*nv+j])
+				}
+				dst = append(dst, '\n')
 			}
-			return append(dst, '\n'), nil
-		}
-		inc, exc := m.firstPair()
-		dst = append(dst, "# inclusive_pct  inclusive  exclusive  name [module] file:line   ("...)
-		if inc >= 0 {
-			dst = append(dst, m.visible[inc].name...)
-		}
-		if exc >= 0 {
-			dst = append(dst, " / "...)
-			dst = append(dst, m.visible[exc].name...)
-		}
-		return append(dst, ")\n"...), nil
-	}
-	if c.i < 0 {
-		c.i = 1
-	}
-	end := min(c.i+256, len(m.rows)+1)
-	if c.i > len(m.rows) {
-		return dst, io.EOF
-	}
-	for ; c.i < end; c.i++ {
-		ctx := int(m.rows[c.i-1])
-		if c.txt {
-			dst = c.appendTxt(dst, ctx, vals, has)
-			continue
-		}
-		dst = strconv.AppendInt(dst, int64(ctx), 10)
-		dst = append(dst, ',')
-		if p := m.parent[ctx]; p >= 0 {
-			dst = strconv.AppendInt(dst, int64(p), 10)
-		}
-		dst = append(dst, ',')
-		if m.ctxNode[ctx] >= 0 {
-			dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
-		}
-		dst = append(dst, ',')
-		dst = append(dst, m.ctxKind(ctx)...)
-		dst = append(dst, ',')
+			return dst, nil
+		}}}
+	})
+}
+
+// cctHeader is the first line of cct.csv or cct.txt.
+func cctHeader(m *model, txt bool) string {
+	var dst []byte
+	if !txt {
+		dst = append(dst, "ctx_id,parent_id,depth,kind,"...)
 		if m.meta != nil {
-			if ni := m.ctxNode[ctx]; ni > 0 {
-				dst = append(dst, hpcdb.RelationName(m.x.Nodes[ni].Rel)...)
-			}
-			dst = append(dst, ',')
+			dst = append(dst, "relation,"...)
 		}
-		dst = render.AppendCSVField(dst, m.ctxName(ctx))
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, m.ctxModule(ctx))
-		dst = append(dst, ',')
-		file, line := m.ctxFile(ctx)
-		dst = render.AppendCSVField(dst, file)
-		dst = append(dst, ',')
-		if ni := m.ctxNode[ctx]; ni > 0 && m.meta != nil {
-			// the meta.db generation: line and address only where known
-			if nd := &m.x.Nodes[ni]; file != "" && nd.Kind != hpcdb.NodeEntry {
-				dst = strconv.AppendInt(dst, line, 10)
-			}
+		dst = append(dst, "name,module,file,line,address"...)
+		for _, v := range m.visible {
 			dst = append(dst, ',')
-			if nd := &m.x.Nodes[ni]; nd.Module >= 0 {
-				dst = render.AppendHex(dst, nd.Addr)
-			}
-		} else if ni > 0 {
-			dst = strconv.AppendInt(dst, line, 10)
-			dst = append(dst, ',')
-			dst = render.AppendHex(dst, m.x.Nodes[ni].Addr)
-		} else {
-			dst = append(dst, ',')
+			dst = append(dst, v.column...)
 		}
-		for j := 0; j < nv; j++ {
-			dst = append(dst, ',')
-			dst = render.AppendFloat(dst, vals[ctx*nv+j])
-		}
-		dst = append(dst, '\n')
+		return string(append(dst, '\n'))
 	}
-	return dst, nil
+	inc, exc := m.firstPair()
+	dst = append(dst, "# inclusive_pct  inclusive  exclusive  name [module] file:line   ("...)
+	if inc >= 0 {
+		dst = append(dst, m.visible[inc].name...)
+	}
+	if exc >= 0 {
+		dst = append(dst, " / "...)
+		dst = append(dst, m.visible[exc].name...)
+	}
+	return string(append(dst, ")\n"...))
 }
 
 // firstPair returns the visible columns shown in cct.txt: the first
@@ -435,8 +398,7 @@ func (m *model) firstPair() (inc, exc int) {
 	return
 }
 
-func (c *rowCursor) appendTxt(dst []byte, ctx int, vals []float64, has []bool) []byte {
-	m := c.m
+func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64) []byte {
 	nv := len(m.visible)
 	inc, exc := m.firstPair()
 	get := func(j, ctx int) float64 {

@@ -268,16 +268,16 @@ func (p *profile) entries() []vfs.Entry {
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
 	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
 	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
-		add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), indexKey("hpcproftt.txt", p.path), rep("hpcproftt.txt")))
+		add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), render.IndexKey("hpcrun", "hpcproftt.txt", p.path), rep("hpcproftt.txt")))
 	}
 	add("header.txt", render.Bytes(p.headerTxt, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
-	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), indexKey("cct.csv", p.path), rep("cct.csv")))
-	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), indexKey("cct.txt", p.path), rep("cct.txt")))
+	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", p.path), rep("cct.csv")))
+	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), render.IndexKey("hpcrun", "cct.txt", p.path), rep("cct.txt")))
 	if p.tracePath != "" {
-		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, indexKey("trace.txt", p.path, p.tracePath), rep("trace.txt")))
-		add("trace.csv", render.IndexedStream(&traceGen{p: p}, indexKey("trace.csv", p.path, p.tracePath), rep("trace.csv")))
+		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, render.IndexKey("hpcrun", "trace.txt", p.path, p.tracePath), rep("trace.txt")))
+		add("trace.csv", render.IndexedStream(&traceGen{p: p}, render.IndexKey("hpcrun", "trace.csv", p.path, p.tracePath), rep("trace.csv")))
 	}
 	return out
 }

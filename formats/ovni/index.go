@@ -1,50 +1,42 @@
 package ovni
 
 import (
-	"encoding/binary"
-	"errors"
+	"math"
 
 	"github.com/hpcfs/hpcfs/render"
 )
 
-var errBadState = errors.New("ovni: bad index state")
-
 // EncodeState writes a stream offset (nil = before the CSV header).
 func (g *streamGen) EncodeState(state any) []byte {
-	return binary.AppendVarint(nil, state.(int64))
+	var w render.StateWriter
+	return w.Int(state.(int64)).Bytes()
 }
 
 func (g *streamGen) DecodeState(b []byte) (any, error) {
-	v, n := binary.Varint(b)
-	if n <= 0 || n != len(b) {
-		return nil, errBadState
-	}
-	return v, nil
+	r := render.NewStateReader(b)
+	v := r.Int(math.MinInt64, math.MaxInt64)
+	return v, r.Err()
 }
 
 // EncodeState writes the per-stream offsets.
 func (g *mergeGen) EncodeState(state any) []byte {
-	var b []byte
+	var w render.StateWriter
 	for _, off := range state.([]int64) {
-		b = binary.AppendVarint(b, off)
+		w.Int(off)
 	}
-	return b
+	return w.Bytes()
 }
 
 func (g *mergeGen) DecodeState(b []byte) (any, error) {
+	r := render.NewStateReader(b)
 	offs := make([]int64, 0, len(g.t.threads))
-	for len(b) > 0 {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			return nil, errBadState
-		}
-		offs = append(offs, v)
-		b = b[n:]
+	for r.More() && len(offs) < len(g.t.threads) {
+		offs = append(offs, r.Int(math.MinInt64, math.MaxInt64))
 	}
 	if len(offs) != len(g.t.threads) {
-		return nil, errBadState
+		r.Fail()
 	}
-	return offs, nil
+	return offs, r.Err()
 }
 
 var (

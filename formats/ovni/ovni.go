@@ -139,8 +139,7 @@ func Open(dir string) (*vfs.Source, error) {
 	for _, th := range t.threads {
 		files = append(files, th.Path)
 	}
-	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, indexKey("events.txt", files...), nil))
-	allStreams := indexKey("streams", files...) // events.csv's t_ns depends on every stream's first clock
+	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, render.IndexKey("ovni", "events.txt", files...), nil))
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -154,8 +153,8 @@ func Open(dir string) (*vfs.Source, error) {
 				i++
 				tdir := pdir.AddDir("thread." + strconv.FormatInt(th.TID, 10))
 				where := th.Name()
-				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, indexKey("events.txt", th.Path), src.Errors.Reporter(where)))
-				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, csvKey(indexKey("events.csv", th.Path), allStreams), src.Errors.Reporter(where)))
+				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, render.IndexKey("ovni", "events.txt", th.Path), src.Errors.Reporter(where)))
+				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, render.IndexKey("ovni", "events.csv", append([]string{th.Path}, files...)...), src.Errors.Reporter(where)))
 			}
 		}
 	}
@@ -172,25 +171,6 @@ func Open(dir string) (*vfs.Source, error) {
 	}
 	src.AddInfo("stream bytes", bytes)
 	return src, nil
-}
-
-// indexKey names a view of files in the on-disk index; "" (no index)
-// when a file cannot be identified.
-func indexKey(view string, files ...string) string {
-	key, err := render.SourceKey(files...)
-	if err != nil {
-		return ""
-	}
-	return "ovni/" + view + "/" + key
-}
-
-// csvKey is key extended by the key of every stream, or "" when either
-// is unknown.
-func csvKey(key, all string) string {
-	if key == "" || all == "" {
-		return ""
-	}
-	return key + "+" + all
 }
 
 // variant reads the first bytes of the first non-empty stream.

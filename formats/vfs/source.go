@@ -11,6 +11,7 @@ import (
 
 	log "github.com/sirupsen/logrus"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -102,6 +103,14 @@ func (e *Errors) Report(where string, err error) {
 	e.seen[line] = true
 	e.log.Add(line)
 	log.WithField("path", where).Warn(err)
+}
+
+// ReportAll records each of the problems against where: the one path of
+// a decoder's partial failures into _errors.txt.
+func (e *Errors) ReportAll(where string, problems decode.Problems) {
+	for _, err := range problems {
+		e.Report(where, err)
+	}
 }
 
 // Reporter returns a callback that reports errors against where.

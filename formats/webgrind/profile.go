@@ -2,7 +2,6 @@ package webgrind
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -345,34 +344,11 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 	return b.String()
 }
 
-// A rowCursor renders a CSV or text view: the header at position 0, then
-// one group of rows per step 1..n. Its state is the next position.
-type rowCursor struct {
-	pos    int
-	n      int
-	header string
-	step   func(dst []byte, i int) ([]byte, error)
-}
-
-func (c *rowCursor) Next(dst []byte) ([]byte, error) {
-	switch {
-	case c.pos == 0:
-		dst = append(dst, c.header...)
-	case c.pos > c.n:
-		return dst, io.EOF
-	default:
-		var err error
-		if dst, err = c.step(dst, c.pos-1); err != nil {
-			return dst, err
-		}
-	}
-	c.pos++
-	return dst, nil
-}
-
-func (c *rowCursor) State() any { return c.pos }
-
-func rows(state any, header string, n int, step func(dst []byte, i int) ([]byte, error)) *rowCursor {
-	pos, _ := state.(int)
-	return &rowCursor{pos: pos, n: n, header: header, step: step}
+// rows is the cursor at state of a view made of a header and n rows, one
+// group of rows per step 0..n-1.
+func rows(state any, header string, n int, step func(dst []byte, i int) ([]byte, error)) render.Cursor {
+	c, _ := render.HeaderRows(header, int64(n), 1, func(dst []byte, i int64) ([]byte, error) {
+		return step(dst, int(i))
+	}).Start(state)
+	return c
 }
