@@ -19,7 +19,7 @@ import (
 // with data-made columns.
 var csvHeaders = map[string]string{
 	// ovni
-	"streams.csv":                       "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns",
+	"streams.csv":                       "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus",
 	"cpus.csv":                          "loom,index,phyid",
 	"loom.*/proc.*/thread.*/events.csv": "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex",
 	// HPCToolkit database

@@ -2,7 +2,9 @@ package ovni
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +14,8 @@ import (
 	"github.com/hpcfs/hpcfs/decode"
 )
 
-// Metadata is a process's metadata.json.
+// Metadata is a process's metadata.json: version 1 (spec v1 and the
+// releases up to 1.4) or version 2 (spec v2, releases 1.5 to 1.10).
 type Metadata struct {
 	Version      int    `json:"version"`
 	AppID        *int64 `json:"app_id"`
@@ -44,17 +47,48 @@ func ParseMetadata(data []byte, name string) (*Metadata, error) {
 	if m.Version == 0 {
 		return &m, &decode.FormatError{Format: "ovni", Section: name, Msg: `missing attribute "version"`}
 	}
-	if m.Version != 1 {
+	if m.Version != 1 && m.Version != 2 {
 		return &m, &decode.FormatError{Format: "ovni", Section: name, Msg: "metadata version", Val: m.Version, Err: decode.ErrUnsupportedVersion}
 	}
 	return &m, nil
 }
 
+// A Layout is how a trace stores its thread streams on disk.
+type Layout uint8
+
+const (
+	// LayoutV1 is spec v1 and the 1.0.x releases: proc.<P>/thread.<T>.
+	LayoutV1 Layout = iota
+	// LayoutObs is releases 1.1 to 1.4: proc.<P>/thread.<T>.obs, with the
+	// process's metadata.json of version 1.
+	LayoutObs
+	// LayoutV2 is spec v2, releases 1.5 to 1.10: thread.<T>.obs next to
+	// thread.<T>.json, and a metadata.json of version 2.
+	LayoutV2
+	// LayoutV3 is spec v3, releases 1.11 and later: a directory
+	// thread.<T>/ holding stream.json and stream.obs; no metadata.json.
+	LayoutV3
+)
+
+func (l Layout) String() string {
+	switch l {
+	case LayoutObs:
+		return "ovni 1.1-1.4 (spec v1, thread.T.obs)"
+	case LayoutV2:
+		return "ovni 1.5-1.10 (spec v2)"
+	case LayoutV3:
+		return "ovni 1.11+ (spec v3)"
+	}
+	return "spec v1"
+}
+
 // A Trace is the directory structure of an ovni trace: looms sorted by
-// name, processes by pid, threads by tid.
+// name, processes by pid, threads by tid. Layout is the newest layout of
+// its streams; streams of another layout are listed as problems.
 type Trace struct {
-	Dir   string
-	Looms []*Loom
+	Dir    string
+	Layout Layout
+	Looms  []*Loom
 }
 
 // A Loom is one loom.<name> directory.
@@ -72,17 +106,29 @@ type Proc struct {
 	Threads      []*Thread
 }
 
-// A Thread is one thread.<tid> stream file.
+// A Thread is one thread stream: its binary events (Path, Size) and, from
+// spec v2 on, its JSON metadata (JSONPath; "" when missing).
 type Thread struct {
-	Proc *Proc
-	TID  int64
-	Path string
-	Size int64
+	Proc     *Proc
+	TID      int64
+	Layout   Layout
+	Path     string
+	Size     int64
+	JSONPath string
 }
 
 // Name is the stream's path in the trace, e.g. loom.nodeA/proc.1/thread.2.
 func (t *Thread) Name() string {
 	return "loom." + t.Proc.Loom.Name + "/proc." + strconv.FormatInt(t.Proc.PID, 10) + "/thread." + strconv.FormatInt(t.TID, 10)
+}
+
+// RelPath is the stream's path as ovnidump of its release prints it: the
+// .obs file for releases 1.1 to 1.10, the thread directory from 1.11 on.
+func (t *Thread) RelPath() string {
+	if t.Layout == LayoutObs || t.Layout == LayoutV2 {
+		return t.Name() + ".obs"
+	}
+	return t.Name()
 }
 
 // Streams returns every thread in (loom name, pid, tid) order.
@@ -150,15 +196,27 @@ func OpenTrace(dir string) (*Trace, []error, error) {
 				continue
 			}
 			proc := &Proc{Loom: loom, PID: pid, Dir: filepath.Join(ldir, pde.Name())}
-			if err := proc.scan(); err != nil {
-				problems = append(problems, err)
-			}
+			problems = append(problems, proc.scan()...)
 			loom.Procs = append(loom.Procs, proc)
 		}
 		slices.SortFunc(loom.Procs, func(a, b *Proc) int { return cmpInt(a.PID, b.PID) })
 		tr.Looms = append(tr.Looms, loom)
 	}
 	slices.SortFunc(tr.Looms, func(a, b *Loom) int { return strings.Compare(a.Name, b.Name) })
+	all := tr.Streams()
+	for _, th := range all {
+		tr.Layout = max(tr.Layout, th.Layout)
+	}
+	for _, th := range all {
+		switch {
+		case th.Layout == tr.Layout:
+		case th.Layout == LayoutObs && tr.Layout == LayoutV2:
+			th.Layout = LayoutV2
+			problems = append(problems, fmt.Errorf("%s.json missing", th.Name()))
+		default:
+			problems = append(problems, fmt.Errorf("%s: stream of layout %s in a trace of %s", th.Name(), th.Layout, tr.Layout))
+		}
+	}
 	return tr, problems, nil
 }
 
@@ -172,35 +230,78 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-func (p *Proc) scan() error {
+// scan lists the process's streams in any of the layouts. Files that
+// belong to a stream that is not there (a JSON without its events, a
+// thread directory without stream.obs) are problems.
+func (p *Proc) scan() []error {
 	des, err := os.ReadDir(p.Dir)
 	if err != nil {
-		return err
+		return []error{err}
 	}
-	var problem error
+	where := fmt.Sprintf("loom.%s/proc.%d", p.Loom.Name, p.PID)
+	var problems []error
+	jsons := map[int64]string{}
 	for _, de := range des {
 		if de.Name() == "metadata.json" && de.Type().IsRegular() {
 			p.MetadataPath = filepath.Join(p.Dir, de.Name())
 			continue
 		}
-		ts, ok := strings.CutPrefix(de.Name(), "thread.")
-		if !ok || !de.Type().IsRegular() {
+		rest, ok := strings.CutPrefix(de.Name(), "thread.")
+		if !ok {
 			continue
 		}
-		tid, err := strconv.ParseInt(ts, 10, 64)
+		layout := LayoutV1
+		switch {
+		case de.IsDir():
+			layout = LayoutV3
+		case !de.Type().IsRegular():
+			continue
+		case strings.HasSuffix(rest, ".obs"):
+			layout, rest = LayoutObs, strings.TrimSuffix(rest, ".obs")
+		case strings.HasSuffix(rest, ".json"):
+			layout, rest = LayoutV2, strings.TrimSuffix(rest, ".json")
+		}
+		tid, err := strconv.ParseInt(rest, 10, 64)
 		if err != nil {
-			problem = fmt.Errorf("proc.%d/%s: stream file name is not thread.<tid>", p.PID, de.Name())
+			problems = append(problems, fmt.Errorf("%s/%s: stream name is not thread.<tid>", where, de.Name()))
 			continue
 		}
-		info, err := de.Info()
+		th := &Thread{Proc: p, TID: tid, Layout: layout, Path: filepath.Join(p.Dir, de.Name())}
+		switch layout {
+		case LayoutV2:
+			jsons[tid] = th.Path
+			continue
+		case LayoutV3:
+			th.JSONPath = filepath.Join(th.Path, "stream.json")
+			th.Path = filepath.Join(th.Path, "stream.obs")
+			if _, err := os.Stat(th.JSONPath); err != nil {
+				th.JSONPath = ""
+				problems = append(problems, fmt.Errorf("%s/%s: stream.json missing", where, de.Name()))
+			}
+		}
+		info, err := os.Stat(th.Path)
 		if err != nil {
-			problem = err
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%s/%s: stream missing: %s absent", where, de.Name(), filepath.Base(th.Path))
+			}
+			problems = append(problems, err)
 			continue
 		}
-		p.Threads = append(p.Threads, &Thread{Proc: p, TID: tid, Path: filepath.Join(p.Dir, de.Name()), Size: info.Size()})
+		th.Size = info.Size()
+		p.Threads = append(p.Threads, th)
+	}
+	for _, th := range p.Threads {
+		if js, ok := jsons[th.TID]; ok && th.Layout == LayoutObs {
+			th.Layout, th.JSONPath = LayoutV2, js
+			delete(jsons, th.TID)
+		}
+	}
+	for tid := range jsons {
+		problems = append(problems, fmt.Errorf("%s/thread.%d.json: stream missing: thread.%d.obs absent", where, tid, tid))
 	}
 	slices.SortFunc(p.Threads, func(a, b *Thread) int { return cmpInt(a.TID, b.TID) })
-	return problem
+	slices.SortFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return problems
 }
 
 // ReadMetadata reads and parses the process's metadata.json.

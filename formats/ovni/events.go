@@ -12,28 +12,95 @@ import (
 // renders at least one event).
 const batchBytes = 8 << 10
 
-func appendDumpLine(dst []byte, prefix string, ev *ovni.Event) []byte {
-	dst = append(dst, prefix...)
-	dst = strconv.AppendInt(dst, int64(ev.Clock), 10)
-	dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2])
-	if len(ev.Payload) > 0 {
-		dst = append(dst, ' ')
-		for _, c := range ev.Payload {
-			dst = append(dst, ':', hexDigits[c>>4], hexDigits[c&0xf])
+// A dumpForm is the line layout of one ovnidump release.
+type dumpForm uint8
+
+const (
+	// formV1 is ovnidump at the v1 specification commit and 1.0.x:
+	// "<loom>.<pid>.<tid>  <clock>  <MCV>[ :xx...]".
+	formV1 dumpForm = iota
+	// formDelta is ovnidump 1.2 to 1.5: "<relpath>  <clock>  <delta>
+	// <MCV>[ :xx...]", the clock in 10 columns, the delta (from the
+	// stream's previous event) signed in 10 columns.
+	formDelta
+	// formHex is ovnidump -x from 1.6 on: "<clock>  <MCV>  <relpath>
+	// [:xx...]", the clock in 10 columns.
+	formHex
+)
+
+// appendLine appends th's dump line of ev; last is the clock of the
+// stream's previous event (0 before the first).
+func (th *thread) appendLine(dst []byte, ev *ovni.Event, last int64) []byte {
+	switch th.form {
+	case formV1:
+		dst = append(dst, th.key...)
+		dst = strconv.AppendInt(dst, int64(ev.Clock), 10)
+		dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2])
+		if len(ev.Payload) > 0 {
+			dst = append(dst, ' ')
 		}
+	case formDelta:
+		dst = append(dst, th.key...)
+		dst = appendPadded(dst, int64(ev.Clock), false)
+		dst = append(dst, ' ', ' ')
+		dst = appendPadded(dst, int64(ev.Clock)-last, true)
+		dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2])
+		if len(ev.Payload) > 0 {
+			dst = append(dst, ' ')
+		}
+	default:
+		dst = appendPadded(dst, int64(ev.Clock), false)
+		dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2], ' ', ' ')
+		dst = append(dst, th.key...)
+	}
+	for _, c := range ev.Payload {
+		dst = append(dst, ':', hexDigits[c>>4], hexDigits[c&0xf])
 	}
 	return append(dst, '\n')
 }
 
-const hexDigits = "0123456789abcdef"
-
-func dumpLineLen(prefix string, clock uint64, payload int64) int64 {
-	n := int64(len(prefix)) + int64(signedLen(int64(clock))) + 2 + 3 + 1
-	if payload > 0 {
-		n += 1 + 3*payload
+// lineLen is the length of appendLine's line without rendering it.
+func (th *thread) lineLen(clock uint64, last int64, payload int64) int64 {
+	n := int64(len(th.key)) + 3 + 3*payload + 1
+	switch th.form {
+	case formV1:
+		n += int64(signedLen(int64(clock))) + 2
+		if payload > 0 {
+			n++
+		}
+	case formDelta:
+		n += paddedLen(int64(clock), false) + 2 + paddedLen(int64(clock)-last, true) + 2
+		if payload > 0 {
+			n++
+		}
+	default:
+		n += paddedLen(int64(clock), false) + 2 + 2
 	}
 	return n
 }
+
+// appendPadded appends v as printf's %10ld (or %+10ld with plus).
+func appendPadded(dst []byte, v int64, plus bool) []byte {
+	for n := paddedLen(v, plus) - digitsLen(v, plus); n > 0; n-- {
+		dst = append(dst, ' ')
+	}
+	if plus && v >= 0 {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, v, 10)
+}
+
+func digitsLen(v int64, plus bool) int64 {
+	n := int64(signedLen(v))
+	if plus && v >= 0 {
+		n++
+	}
+	return n
+}
+
+func paddedLen(v int64, plus bool) int64 { return max(10, digitsLen(v, plus)) }
+
+const hexDigits = "0123456789abcdef"
 
 func signedLen(v int64) int {
 	if v < 0 {
@@ -93,17 +160,24 @@ func appendCSVLine(dst []byte, ev *ovni.Event, base uint64) []byte {
 }
 
 // streamGen renders one stream's events.txt or events.csv; its state is
-// the offset of the next event (or -1 before the CSV header).
+// a streamPos (nil before the CSV header).
 type streamGen struct {
 	th  *thread
 	csv bool
+}
+
+// A streamPos is where a stream view goes on: the offset of the next
+// event and the clock of the event before it.
+type streamPos struct {
+	off, last int64
 }
 
 type streamCursor struct {
 	g      *streamGen
 	base   uint64 // the trace's first clock, for t_ns
 	r      *ovni.Reader
-	header bool // the CSV header is still to be written
+	last   int64 // clock of the previous event
+	header bool  // the CSV header is still to be written
 	err    error
 	ev     ovni.Event
 }
@@ -117,12 +191,13 @@ func (g *streamGen) Start(state any) (render.Cursor, error) {
 	if g.csv {
 		c.base = g.th.trace.baseClock()
 	}
-	off, ok := state.(int64)
+	pos, ok := state.(streamPos)
 	if !ok {
 		c.header = g.csv
-		off = s.Start()
+		pos.off = s.Start()
 	}
-	c.r = s.NewReader(off, 64<<10)
+	c.last = pos.last
+	c.r = s.NewReader(pos.off, 64<<10)
 	return c, nil
 }
 
@@ -130,7 +205,7 @@ func (c *streamCursor) State() any {
 	if c.header {
 		return nil
 	}
-	return c.r.Offset()
+	return streamPos{c.r.Offset(), c.last}
 }
 
 func (c *streamCursor) Next(dst []byte) ([]byte, error) {
@@ -153,8 +228,9 @@ func (c *streamCursor) Next(dst []byte) ([]byte, error) {
 		if c.g.csv {
 			dst = appendCSVLine(dst, &c.ev, c.base)
 		} else {
-			dst = appendDumpLine(dst, c.g.th.prefix, &c.ev)
+			dst = c.g.th.appendLine(dst, &c.ev, c.last)
 		}
+		c.last = int64(c.ev.Clock)
 	}
 	return dst, nil
 }
@@ -178,7 +254,8 @@ func (c *streamCursor) NextLen() (int64, error) {
 			}
 			return n, err
 		}
-		n += dumpLineLen(c.g.th.prefix, clock, payload)
+		n += c.g.th.lineLen(clock, c.last, payload)
+		c.last = int64(clock)
 	}
 	return n, nil
 }

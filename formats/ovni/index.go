@@ -6,19 +6,24 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// EncodeState writes a stream offset (nil = before the CSV header).
+// EncodeState writes a stream position (nil = before the CSV header).
 func (g *streamGen) EncodeState(state any) []byte {
+	pos := state.(streamPos)
 	var w render.StateWriter
-	return w.Int(state.(int64)).Bytes()
+	return w.Int(pos.off).Int(pos.last).Bytes()
 }
 
 func (g *streamGen) DecodeState(b []byte) (any, error) {
 	r := render.NewStateReader(b)
-	v := r.Int(math.MinInt64, math.MaxInt64)
-	return v, r.Err()
+	off := r.Int(math.MinInt64, math.MaxInt64)
+	last := r.Int(math.MinInt64, math.MaxInt64)
+	if r.More() {
+		r.Fail()
+	}
+	return streamPos{off, last}, r.Err()
 }
 
-// EncodeState writes the per-stream offsets.
+// EncodeState writes the per-stream offsets and previous clocks.
 func (g *mergeGen) EncodeState(state any) []byte {
 	var w render.StateWriter
 	for _, off := range state.([]int64) {
@@ -29,11 +34,12 @@ func (g *mergeGen) EncodeState(state any) []byte {
 
 func (g *mergeGen) DecodeState(b []byte) (any, error) {
 	r := render.NewStateReader(b)
-	offs := make([]int64, 0, len(g.t.threads))
-	for r.More() && len(offs) < len(g.t.threads) {
+	n := 2 * len(g.t.threads)
+	offs := make([]int64, 0, n)
+	for r.More() && len(offs) < n {
 		offs = append(offs, r.Int(math.MinInt64, math.MaxInt64))
 	}
-	if len(offs) != len(g.t.threads) {
+	if len(offs) != n || r.More() {
 		r.Fail()
 	}
 	return offs, r.Err()

@@ -9,7 +9,7 @@ import (
 
 // mergeGen renders events.txt: all streams merged by clock, ties broken by
 // stream order (loom name, pid, tid). Its state is the offset of the next
-// event of every stream. A stream that turns out malformed ends there and
+// event of every stream, then the clock of every stream's previous event. A stream that turns out malformed ends there and
 // is reported; the others go on.
 type mergeGen struct {
 	t *trace
@@ -24,6 +24,7 @@ type mergeCursor struct {
 	g       *mergeGen
 	readers []*ovni.Reader // nil for streams that cannot be read
 	pending []ovni.Event   // the next event of each stream in the heap
+	last    []int64        // the clock of each stream's previous event
 	heap    []int32        // streams with a pending event, by (clock, stream)
 }
 
@@ -31,7 +32,10 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	n := len(g.t.threads)
 	offs, _ := state.([]int64)
 	bufSize := max(4096, min(64<<10, mergeBufferTotal/max(n, 1)))
-	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), heap: make([]int32, 0, n)}
+	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), last: make([]int64, n), heap: make([]int32, 0, n)}
+	if offs != nil {
+		copy(c.last, offs[n:])
+	}
 	for i, th := range g.t.threads {
 		s, err := th.open()
 		if err != nil {
@@ -101,9 +105,11 @@ func (c *mergeCursor) down(j int) {
 	}
 }
 
-// State is, for every stream, the offset of its next unwritten event.
+// State is, for every stream, the offset of its next unwritten event,
+// then the clock of its last written one.
 func (c *mergeCursor) State() any {
-	offs := make([]int64, len(c.readers))
+	offs := make([]int64, 2*len(c.readers))
+	copy(offs[len(c.readers):], c.last)
 	for i, r := range c.readers {
 		if r != nil {
 			offs[i] = r.Offset()
@@ -145,7 +151,8 @@ func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
 			}
 			return dst, io.EOF
 		}
-		dst = appendDumpLine(dst, threads[i].prefix, &c.pending[i])
+		dst = threads[i].appendLine(dst, &c.pending[i], c.last[i])
+		c.last[i] = int64(c.pending[i].Clock)
 		c.advance()
 	}
 	return dst, nil
@@ -163,7 +170,8 @@ func (c *mergeCursor) NextLen() (int64, error) {
 			return 0, io.EOF
 		}
 		ev := &c.pending[i]
-		n += dumpLineLen(threads[i].prefix, ev.Clock, int64(len(ev.Payload)))
+		n += threads[i].lineLen(ev.Clock, c.last[i], int64(len(ev.Payload)))
+		c.last[i] = int64(ev.Clock)
 		c.advance()
 	}
 	return n, nil

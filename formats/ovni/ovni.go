@@ -1,13 +1,17 @@
-// Package ovni builds the mounted tree of an ovni v1 trace: the merged
-// event dump (ovnidump's text, byte for byte), per-thread text and CSV
-// event lists, stream and CPU tables, and the original metadata.
+// Package ovni builds the mounted tree of an ovni trace of any layout (spec
+// v1 and 1.0.x, releases 1.1 to 1.4, spec v2, spec v3): the merged event
+// dump (the text of the ovnidump of the trace's release, byte for byte),
+// per-thread text and CSV event lists, stream and CPU tables, and the
+// original and decoded metadata.
 package ovni
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +24,7 @@ import (
 // Format is the ovni entry of the format registry.
 var Format = vfs.Format{
 	Name:     "ovni",
-	Supports: "ovni traces v1 and 1.0.x (a directory of loom.*/proc.*/thread.*)",
+	Supports: "ovni traces: spec v1, 1.0.x, 1.1-1.4, spec v2 (1.5-1.10), spec v3 (1.11+) (a directory of loom.*/proc.*/thread.*)",
 	Detect:   detect,
 	Open:     Open,
 }
@@ -51,8 +55,10 @@ func detect(path string) (string, bool) {
 // A thread is one stream of the trace, opened on first use.
 type thread struct {
 	*ovni.Thread
-	trace  *trace
-	prefix string // "<loom>.<pid>.<tid>  ", ovnidump's line key
+	trace *trace
+	form  dumpForm
+	key   string           // the stream's name in ovnidump's lines, with its separator
+	meta  *ovni.StreamMeta // spec v2 and v3: the decoded JSON; nil when unreadable
 
 	once   sync.Once
 	stream *ovni.Stream
@@ -78,6 +84,7 @@ func (t *thread) open() (*ovni.Stream, error) {
 
 type trace struct {
 	tr      *ovni.Trace
+	form    dumpForm
 	threads []*thread
 	errors  *vfs.Errors
 
@@ -122,14 +129,30 @@ func Open(dir string) (*vfs.Source, error) {
 	}
 	t := &trace{tr: tr}
 	for _, th := range tr.Streams() {
-		prefix := th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10) + "  "
-		t.threads = append(t.threads, &thread{Thread: th, trace: t, prefix: prefix})
+		t.threads = append(t.threads, &thread{Thread: th, trace: t})
+	}
+	var metaProblems []problem
+	if tr.Layout >= ovni.LayoutV2 {
+		metaProblems = t.readStreamMetas()
+	}
+	t.form = t.dumpForm()
+	for _, th := range t.threads {
+		th.form = t.form
+		switch t.form {
+		case formV1:
+			th.key = th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10) + "  "
+		default:
+			th.key = th.RelPath() + "  "
+		}
 	}
 	variant := t.variant()
 	src := vfs.NewSource("ovni", variant, dir)
 	t.errors = src.Errors
 	for _, p := range problems {
 		src.Errors.Report("trace", p)
+	}
+	for _, p := range metaProblems {
+		src.Errors.Report(p.where, p.err)
 	}
 	root := src.Root
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
@@ -155,6 +178,12 @@ func Open(dir string) (*vfs.Source, error) {
 				where := th.Name()
 				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, render.IndexKey("ovni", "events.txt", th.Path), src.Errors.Reporter(where)))
 				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, render.IndexKey("ovni", "events.csv", append([]string{th.Path}, files...)...), src.Errors.Reporter(where)))
+				if th.Layout >= ovni.LayoutV2 {
+					tdir.AddFile("header.txt", render.Bytes(th.header, nil))
+					if th.JSONPath != "" {
+						tdir.AddFile(filepath.Base(th.JSONPath), render.Passthrough(th.JSONPath))
+					}
+				}
 			}
 		}
 	}
@@ -173,19 +202,97 @@ func Open(dir string) (*vfs.Source, error) {
 	return src, nil
 }
 
-// variant reads the first bytes of the first non-empty stream.
+// variant names the layout and, where known, the release that wrote the
+// trace.
 func (t *trace) variant() string {
+	if t.tr.Layout == ovni.LayoutV1 {
+		for _, th := range t.threads {
+			if th.Size == 0 {
+				continue
+			}
+			s, err := th.open()
+			if s == nil {
+				return "v1 (first stream unreadable: " + err.Error() + ")"
+			}
+			return "v1, " + s.Variant.String()
+		}
+		return "v1 (no events)"
+	}
+	v := t.tr.Layout.String()
+	if lib := t.libVersion(); lib != "" {
+		v += ", written by libovni " + lib
+	}
+	return v
+}
+
+// libVersion is the library version of the first stream that names one.
+func (t *trace) libVersion() string {
 	for _, th := range t.threads {
-		if th.Size == 0 {
+		if th.meta != nil && th.meta.Ovni.Lib.Version != "" {
+			return th.meta.Ovni.Lib.Version
+		}
+	}
+	return ""
+}
+
+// dumpForm picks the ovnidump line layout of the trace's release: 1.6 and
+// later print -x lines; 1.2 to 1.5 the lines with per-stream deltas.
+func (t *trace) dumpForm() dumpForm {
+	switch t.tr.Layout {
+	case ovni.LayoutV1:
+		return formV1
+	case ovni.LayoutObs:
+		return formDelta
+	case ovni.LayoutV2:
+		if lib := t.libVersion(); strings.HasPrefix(lib, "1.5.") {
+			return formDelta
+		}
+	}
+	return formHex
+}
+
+// A problem is an _errors.txt line found before the tree exists.
+type problem struct {
+	where string
+	err   error
+}
+
+// readStreamMetas reads every thread's JSON metadata (spec v2 and v3) and
+// returns what it says went wrong: a thread that did not finish, a stream
+// whose JSON disagrees with its place in the tree.
+func (t *trace) readStreamMetas() []problem {
+	var out []problem
+	for _, th := range t.threads {
+		m, err := th.ReadStreamMeta()
+		if err != nil {
+			out = append(out, problem{th.Name(), err})
+			if m == nil || len(m.Fields) == 0 {
+				continue
+			}
+		}
+		th.meta = m
+		o := &m.Ovni
+		switch {
+		case o.Finished == nil:
+			out = append(out, problem{th.Name(), errors.New("ovni.finished missing from the stream metadata: the thread may not have finished, its last events may be missing")})
+		case *o.Finished == 0:
+			out = append(out, problem{th.Name(), errors.New("thread did not finish (ovni.finished 0): its last events may be missing")})
+		}
+		if th.Layout != ovni.LayoutV3 {
 			continue
 		}
-		s, err := th.open()
-		if s == nil {
-			return "v1 (first stream unreadable: " + err.Error() + ")"
+		if o.TID != nil && *o.TID != th.TID || o.PID != nil && *o.PID != th.Proc.PID || o.Loom != nil && *o.Loom != th.Proc.Loom.Name {
+			out = append(out, problem{th.Name(), fmt.Errorf("stream.json names loom %s, pid %s, tid %s, not its directory", optStr(o.Loom), optInt(o.PID), optInt(o.TID))})
 		}
-		return "v1, " + s.Variant.String()
 	}
-	return "v1 (no events)"
+	return out
+}
+
+func optStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // metadata parses every process's metadata.json once; problems go to
@@ -251,15 +358,55 @@ func optInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
+// procInfo is what the trace says about a process: from metadata.json up
+// to spec v2, from the stream.json files of its threads in spec v3.
+type procInfo struct {
+	appID, rank, nranks *int64
+	cpus                []ovni.CPU
+}
+
+func (t *trace) procInfos() map[*ovni.Proc]*procInfo {
+	out := map[*ovni.Proc]*procInfo{}
+	if t.tr.Layout < ovni.LayoutV3 {
+		for p, m := range t.metadata() {
+			out[p] = &procInfo{m.AppID, m.Rank, m.NRanks, m.CPUs}
+		}
+		return out
+	}
+	for _, th := range t.threads {
+		if th.meta == nil {
+			continue
+		}
+		pi := out[th.Proc]
+		if pi == nil {
+			pi = &procInfo{}
+			out[th.Proc] = pi
+		}
+		o := &th.meta.Ovni
+		pi.appID = cmp.Or(pi.appID, o.AppID)
+		pi.rank = cmp.Or(pi.rank, o.Rank)
+		pi.nranks = cmp.Or(pi.nranks, o.NRanks)
+		pi.cpus = append(pi.cpus, o.LoomCPUs...)
+	}
+	return out
+}
+
 func (t *trace) streamsCSV() ([]byte, error) {
-	metas := t.metadata()
+	infos := t.procInfos()
 	stats := t.streamStats()
-	b := []byte("loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns\n")
+	b := []byte("loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus\n")
 	for i, th := range t.threads {
-		m := metas[th.Proc]
-		var appID, rank, nranks string
-		if m != nil {
-			appID, rank, nranks = optInt(m.AppID), optInt(m.Rank), optInt(m.NRanks)
+		var appID, rank, nranks, cpus string
+		if pi := infos[th.Proc]; pi != nil {
+			appID, rank, nranks = optInt(pi.appID), optInt(pi.rank), optInt(pi.nranks)
+			if len(pi.cpus) > 0 {
+				cpus = strconv.Itoa(len(pi.cpus))
+			}
+		}
+		var lib, commit, finished, require string
+		if m := th.meta; m != nil {
+			lib, commit, finished = m.Ovni.Lib.Version, m.Ovni.Lib.Commit, optInt(m.Ovni.Finished)
+			require = strings.Join(m.Require(), ";")
 		}
 		st := stats[i]
 		first, last := "", ""
@@ -267,24 +414,80 @@ func (t *trace) streamsCSV() ([]byte, error) {
 			first, last = strconv.FormatUint(st.first, 10), strconv.FormatUint(st.last, 10)
 		}
 		b = render.AppendCSVRow(b, th.Proc.Loom.Name, strconv.FormatInt(th.Proc.PID, 10), strconv.FormatInt(th.TID, 10),
-			appID, rank, nranks, th.Name(), strconv.FormatInt(st.events, 10), first, last)
+			appID, rank, nranks, th.Name(), strconv.FormatInt(st.events, 10), first, last, lib, commit, finished, require, cpus)
 	}
 	return b, nil
 }
 
+// cpusCSV lists each loom's CPUs once, in the order the trace first
+// names them.
 func (t *trace) cpusCSV() ([]byte, error) {
-	metas := t.metadata()
+	infos := t.procInfos()
 	b := []byte("loom,index,phyid\n")
 	for _, l := range t.tr.Looms {
+		seen := map[ovni.CPU]bool{}
 		for _, p := range l.Procs {
-			if m := metas[p]; m != nil {
-				for _, c := range m.CPUs {
-					b = render.AppendCSVRow(b, l.Name, strconv.FormatInt(c.Index, 10), strconv.FormatInt(c.PhyID, 10))
+			pi := infos[p]
+			if pi == nil {
+				continue
+			}
+			for _, c := range pi.cpus {
+				if seen[c] {
+					continue
 				}
+				seen[c] = true
+				b = render.AppendCSVRow(b, l.Name, strconv.FormatInt(c.Index, 10), strconv.FormatInt(c.PhyID, 10))
 			}
 		}
 	}
 	return b, nil
+}
+
+// header is a thread's header.txt: the stream's files and its decoded
+// JSON metadata.
+func (th *thread) header() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stream        %s\nlayout        %s\n", th.Name(), th.Layout)
+	fmt.Fprintf(&b, "events file   %s, %d bytes", filepath.Base(th.Path), th.Size)
+	if s, _ := th.open(); s != nil && s.Variant == ovni.WithHeader {
+		fmt.Fprintf(&b, ", stream header \"ovni\" version %d", s.Version)
+	}
+	b.WriteString("\n")
+	m := th.meta
+	if th.JSONPath == "" || m == nil {
+		b.WriteString("metadata      missing or unreadable (see _errors.txt)\n")
+		return []byte(b.String()), nil
+	}
+	fmt.Fprintf(&b, "metadata      %s, version %d\n", filepath.Base(th.JSONPath), m.Version)
+	fmt.Fprintf(&b, "library       %s %s\n", m.Ovni.Lib.Version, m.Ovni.Lib.Commit)
+	fmt.Fprintf(&b, "finished      %s\n", optInt(m.Ovni.Finished))
+	fmt.Fprintf(&b, "require       %s\n", strings.Join(m.Require(), ", "))
+	fmt.Fprintf(&b, "\nEvery value of %s, in order (key = value):\n", filepath.Base(th.JSONPath))
+	for _, f := range m.Fields {
+		fmt.Fprintf(&b, "%s = %s\n", f.Key, f.Value)
+	}
+	return []byte(b.String()), nil
+}
+
+// dumpFormText is the README's description of events.txt for each form.
+var dumpFormText = [...]string{
+	formV1: `in the line format of ovnidump of the v1 specification and 1.0.x:
+                   <loom>.<pid>.<tid>  <clock>  <MCV>[ :xx:xx...]
+                   (one :xx per payload byte; a jumbo event prints its 4 size bytes,
+                   then its data).`,
+	formDelta: `in the line format of plain ovnidump of releases 1.2 to 1.5
+                   (which have no -x): <stream path>  <clock>  <delta>  <MCV>[ :xx:xx...]
+                   The clock is right-aligned in 10 columns, the delta (from the previous
+                   event of the same stream, signed) in 10 columns; one :xx per payload
+                   byte (a jumbo event prints its 4 size bytes, then its data).
+                   ovnidump 1.1.0 printed the delta from the previous line instead;
+                   traces do not say which 1.1-1.4 release wrote them.`,
+	formHex: "in the line format of `ovnidump -x` of release 1.6 and later:" + `
+                   <clock>  <MCV>  <stream path>  [:xx:xx...]
+                   The clock is right-aligned in 10 columns; one :xx per payload byte (a
+                   jumbo event prints its 4 size bytes, then its data); a line without
+                   payload ends with two spaces. (Plain ovnidump prints a description
+                   instead of the bytes; the events.csv files name the events.)`,
 }
 
 func (t *trace) readme() ([]byte, error) {
@@ -297,17 +500,29 @@ func (t *trace) readme() ([]byte, error) {
 
 Files
   README.txt       this text
-  _errors.txt      decode problems found so far, one per line; empty when none
+  _errors.txt      decode problems found so far, one per line; empty when none (threads
+                   that did not finish and missing streams are listed from the start)
   raw/             the original trace files, byte for byte
   streams.csv      one row per thread stream: loom,pid,tid,app_id,rank,nranks,path,
-                   num_events,first_time_ns,last_time_ns (app_id/rank/nranks from metadata.json)
-  cpus.csv         the CPU list of each loom: loom,index,phyid
-  events.txt       every event of every stream, merged in clock order, in ovnidump's
-                   line format: <loom>.<pid>.<tid>  <clock>  <MCV>[ :xx:xx...]
-                   (one :xx per payload byte; a jumbo event prints its 4 size bytes,
-                   then its data). Events with equal clocks are ordered by loom name,
-                   then pid, then tid (numerically), so the output is deterministic.
-  loom.<L>/proc.<P>/metadata.json             the original process metadata
+                   num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,
+                   require,loom_cpus (app_id, rank, nranks and loom_cpus, the number of
+                   CPUs the process lists for its loom, come from metadata.json, or from
+                   the stream.json files in spec v3; lib_version, lib_commit, finished
+                   (ovni.finished) and require (ovni.require as "model version" items
+                   separated by ;) from the thread's JSON, spec v2 and v3 only)
+  cpus.csv         the CPU list of each loom, each CPU once: loom,index,phyid
+  events.txt       every event of every stream, merged in clock order,
+                   `)
+	b.WriteString(dumpFormText[t.form])
+	b.WriteString(`
+                   Events with equal clocks are ordered by loom name, then pid, then
+                   tid (numerically), so the output is deterministic.
+  loom.<L>/proc.<P>/metadata.json             the original process metadata (up to spec v2)
+  loom.<L>/proc.<P>/thread.<T>/header.txt     spec v2 and v3: the stream's files, library,
+                   ovni.finished and ovni.require, then every value of its JSON metadata
+                   as key = value lines (keys are the JSON path joined by dots)
+  loom.<L>/proc.<P>/thread.<T>/stream.json    (spec v3) or thread.<T>.json (spec v2): the
+                   original JSON metadata
   loom.<L>/proc.<P>/thread.<T>/events.txt     this stream only, same line format
   loom.<L>/proc.<P>/thread.<T>/events.csv     time_ns,t_ns,mcv,model,category,value,
                    jumbo,payload_size,payload_hex: one row per event. time_ns is the
@@ -327,7 +542,7 @@ _errors.txt names the file, the offset and the reason. An empty (0-byte) stream
 is an empty stream.
 
 Example
-  grep -c ' VTx' events.txt
+  grep -c ' VTx ' events.txt
   awk -F, 'NR>1 {n[$3]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
 `)
 	return []byte(b.String()), nil

@@ -131,11 +131,13 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 func TestCorpusTables(t *testing.T) {
 	dir := testdata.Corpus(t, "ovni", "v1-two-procs")
 	fsys := open(t, filepath.Join(dir, "ovni")).FS()
-	wantStreams := "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns\n" +
-		"nodeA,10861,10861,1,0,2,loom.nodeA/proc.10861/thread.10861,4,787119677646,787120367543\n" +
-		"nodeA,10861,10863,1,0,2,loom.nodeA/proc.10861/thread.10863,22,787119865356,787119871678\n" +
-		"nodeA,10862,10862,1,1,2,loom.nodeA/proc.10862/thread.10862,4,787120193989,787120778599\n" +
-		"nodeA,10862,10864,1,1,2,loom.nodeA/proc.10862/thread.10864,22,787120699913,787120706806\n"
+	// The columns after last_time_ns come from thread JSON files, which v1
+	// traces lack, and the process's CPU count (in proc.10861 only).
+	wantStreams := "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus\n" +
+		"nodeA,10861,10861,1,0,2,loom.nodeA/proc.10861/thread.10861,4,787119677646,787120367543,,,,,2\n" +
+		"nodeA,10861,10863,1,0,2,loom.nodeA/proc.10861/thread.10863,22,787119865356,787119871678,,,,,2\n" +
+		"nodeA,10862,10862,1,1,2,loom.nodeA/proc.10862/thread.10862,4,787120193989,787120778599,,,,,\n" +
+		"nodeA,10862,10864,1,1,2,loom.nodeA/proc.10862/thread.10864,22,787120699913,787120706806,,,,,\n"
 	// Event counts and clocks checked against the ovnidump lines of each stream.
 	dump, _ := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
 	for _, row := range strings.Split(strings.TrimSpace(wantStreams), "\n")[1:] {

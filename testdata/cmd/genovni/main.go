@@ -1,4 +1,5 @@
-// Command genovni writes a large synthetic ovni v1 trace for benchmarks.
+// Command genovni writes a large synthetic ovni trace for benchmarks, in
+// any on-disk layout (-layout v1, obs, v2 or v3).
 package main
 
 import (
@@ -12,11 +13,13 @@ import (
 func main() {
 	threads := flag.Int("threads", 4, "thread streams")
 	events := flag.Int("events", 1_000_000, "events per thread")
+	layoutName := flag.String("layout", "v1", "v1 (spec v1), obs (1.1-1.4), v2 (spec v2, 1.5-1.10) or v3 (spec v3, 1.11+)")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		log.Fatal("usage: genovni [-threads N] [-events N] DIR")
+	layout, ok := map[string]gen.Layout{"v1": gen.LayoutV1, "obs": gen.LayoutObs, "v2": gen.LayoutV2, "v3": gen.LayoutV3}[*layoutName]
+	if flag.NArg() != 1 || !ok {
+		log.Fatal("usage: genovni [-threads N] [-events N] [-layout v1|obs|v2|v3] DIR")
 	}
-	dir, n, err := gen.WriteLarge(flag.Arg(0), *threads, *events)
+	dir, n, err := gen.WriteLargeAs(flag.Arg(0), layout, *threads, *events)
 	if err != nil {
 		log.Fatal(err)
 	}

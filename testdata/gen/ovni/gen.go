@@ -1,5 +1,6 @@
-// Package ovni writes synthetic ovni v1 traces: exact event encodings for
-// decoder tests, small traces (the built-in demo), and large traces for
+// Package ovni writes synthetic ovni traces in every on-disk layout (spec
+// v1, 1.0.x, 1.1-1.4, spec v2, spec v3): exact event encodings for decoder
+// tests, small traces (the built-in demo), and large traces for
 // benchmarks, written streaming.
 package ovni
 
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // An Event is one event to encode.
@@ -56,10 +58,52 @@ func DumpLine(loom string, pid, tid int64, ev Event) string {
 	return s
 }
 
-// A Stream is one thread's events.
+// DeltaLine is plain ovnidump's line of releases 1.2 to 1.5 for ev in the
+// stream at relpath, whose previous event has clock last.
+func DeltaLine(relpath string, ev Event, last int64) string {
+	return fmt.Sprintf("%s  %10d  %+10d  %s", relpath, int64(ev.Clock), int64(ev.Clock)-last, ev.MCV) + spaceHex(ev)
+}
+
+// HexLine is ovnidump -x's line (1.6 and later) for ev in the stream at
+// relpath.
+func HexLine(relpath string, ev Event) string {
+	return fmt.Sprintf("%10d  %s  %s  ", int64(ev.Clock), ev.MCV, relpath) + strings.TrimPrefix(spaceHex(ev), " ")
+}
+
+// spaceHex is " :xx:xx..." of the payload as stored, or "".
+func spaceHex(ev Event) string {
+	p := ev.Payload
+	if ev.Jumbo {
+		p = binary.LittleEndian.AppendUint32(nil, uint32(len(ev.Payload)))
+		p = append(p, ev.Payload...)
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte(' ')
+	for _, c := range p {
+		fmt.Fprintf(&b, ":%02x", c)
+	}
+	return b.String()
+}
+
+// A Layout is how Write stores a process's streams.
+type Layout int
+
+const (
+	LayoutV1  Layout = iota // thread.<T> (with Proc.Header: 1.0.x)
+	LayoutObs               // thread.<T>.obs with the stream header (1.1-1.4)
+	LayoutV2                // thread.<T>.obs + thread.<T>.json (spec v2)
+	LayoutV3                // thread.<T>/stream.obs + stream.json (spec v3)
+)
+
+// A Stream is one thread's events and, for spec v2 and v3, its JSON
+// metadata (written as is; "" for none).
 type Stream struct {
 	TID    int64
 	Events []Event
+	JSON   string
 }
 
 // A Proc is one process: its metadata.json text (written as is; "" for
@@ -69,7 +113,38 @@ type Proc struct {
 	PID      int64
 	Metadata string
 	Streams  []Stream
-	Header   bool // write the 1.0.x stream header
+	Header   bool // LayoutV1: write the 1.0.x stream header
+	Layout   Layout
+}
+
+// StreamJSON returns a thread's JSON metadata as libovni writes it:
+// version 2 or 3, the library version, ovni.require of ovni 1.1.0 and
+// ovni.finished; extra is inserted into the ovni object (e.g. `"rank": 1`
+// or loom_cpus for spec v3).
+func StreamJSON(version int, lib string, finished int, extra ...string) string {
+	s := fmt.Sprintf("{\n    \"version\": %d,\n    \"ovni\": {\n        \"lib\": {\n            \"version\": %q,\n            \"commit\": \"0123456789abcdef0123456789abcdef01234567\"\n        },\n        \"require\": {\n            \"ovni\": \"1.1.0\"\n        },", version, lib)
+	for _, e := range extra {
+		s += "\n        " + e + ","
+	}
+	return s + fmt.Sprintf("\n        \"finished\": %d\n    }\n}", finished)
+}
+
+// V3Proc returns the stream.json fields spec v3 keeps for the thread that
+// initialized its process: part, tid, pid, loom, app_id, rank/nranks
+// (when nranks > 0) and loom_cpus (cpus of them).
+func V3Proc(loom string, pid, tid int64, appID, rank, nranks, cpus int) []string {
+	out := []string{`"part": "thread"`, fmt.Sprintf(`"tid": %d`, tid), fmt.Sprintf(`"pid": %d`, pid), fmt.Sprintf(`"loom": %q`, loom), fmt.Sprintf(`"app_id": %d`, appID)}
+	if nranks > 0 {
+		out = append(out, fmt.Sprintf(`"rank": %d`, rank), fmt.Sprintf(`"nranks": %d`, nranks))
+	}
+	if cpus > 0 {
+		var c []string
+		for i := 0; i < cpus; i++ {
+			c = append(c, fmt.Sprintf(`{"index": %d, "phyid": %d}`, i, 2*i+1))
+		}
+		out = append(out, `"loom_cpus": [`+strings.Join(c, ", ")+`]`)
+	}
+	return out
 }
 
 // Write writes procs as an ovni trace under dir/ovni and returns that path.
@@ -87,14 +162,32 @@ func Write(dir string, procs []Proc) (string, error) {
 		}
 		for _, s := range p.Streams {
 			var b []byte
-			if p.Header {
+			if p.Header || p.Layout != LayoutV1 {
 				b = append([]byte("ovni"), 1, 0, 0, 0)
 			}
 			for _, ev := range s.Events {
 				b = AppendEvent(b, ev)
 			}
-			if err := os.WriteFile(filepath.Join(pdir, "thread."+strconv.FormatInt(s.TID, 10)), b, 0o644); err != nil {
+			base := filepath.Join(pdir, "thread."+strconv.FormatInt(s.TID, 10))
+			obs, js := base, ""
+			switch p.Layout {
+			case LayoutObs:
+				obs = base + ".obs"
+			case LayoutV2:
+				obs, js = base+".obs", base+".json"
+			case LayoutV3:
+				if err := os.MkdirAll(base, 0o755); err != nil {
+					return "", err
+				}
+				obs, js = filepath.Join(base, "stream.obs"), filepath.Join(base, "stream.json")
+			}
+			if err := os.WriteFile(obs, b, 0o644); err != nil {
 				return "", err
+			}
+			if js != "" && s.JSON != "" {
+				if err := os.WriteFile(js, []byte(s.JSON), 0o644); err != nil {
+					return "", err
+				}
 			}
 		}
 	}
@@ -166,24 +259,58 @@ func WriteDemo(dir string) (string, error) {
 	return Write(dir, procs)
 }
 
-// WriteLarge writes a trace of threads streams with n random events each
-// (one loom "bignode", one process), streaming, and returns the trace
-// directory and the total number of events.
+// WriteLarge writes a spec v1 trace of threads streams with n random
+// events each (one loom "bignode", one process), streaming, and returns
+// the trace directory and the total number of events.
 func WriteLarge(dir string, threads, n int) (string, int, error) {
+	return WriteLargeAs(dir, LayoutV1, threads, n)
+}
+
+// WriteLargeAs is WriteLarge in the given layout.
+func WriteLargeAs(dir string, layout Layout, threads, n int) (string, int, error) {
 	root := filepath.Join(dir, "ovni")
 	pdir := filepath.Join(root, "loom.bignode", "proc.1000")
 	if err := os.MkdirAll(pdir, 0o755); err != nil {
 		return "", 0, err
 	}
-	if err := os.WriteFile(filepath.Join(pdir, "metadata.json"), []byte(Metadata(1, 0, 0, threads)), 0o644); err != nil {
-		return "", 0, err
+	if layout != LayoutV3 {
+		if err := os.WriteFile(filepath.Join(pdir, "metadata.json"), []byte(Metadata(1, 0, 0, threads)), 0o644); err != nil {
+			return "", 0, err
+		}
 	}
 	for t := 0; t < threads; t++ {
-		f, err := os.Create(filepath.Join(pdir, "thread."+strconv.Itoa(1000+t)))
+		tid := int64(1000 + t)
+		base := filepath.Join(pdir, "thread."+strconv.FormatInt(tid, 10))
+		obs, js := base, ""
+		var extra []string
+		if t == 0 {
+			extra = V3Proc("bignode", 1000, tid, 1, 0, 0, threads)
+		}
+		switch layout {
+		case LayoutObs:
+			obs = base + ".obs"
+		case LayoutV2:
+			obs, js = base+".obs", StreamJSON(2, "1.10.0", 1)
+			if err := os.WriteFile(base+".json", []byte(js), 0o644); err != nil {
+				return "", 0, err
+			}
+		case LayoutV3:
+			if err := os.MkdirAll(base, 0o755); err != nil {
+				return "", 0, err
+			}
+			obs = filepath.Join(base, "stream.obs")
+			if err := os.WriteFile(filepath.Join(base, "stream.json"), []byte(StreamJSON(3, "1.14.0", 1, extra...)), 0o644); err != nil {
+				return "", 0, err
+			}
+		}
+		f, err := os.Create(obs)
 		if err != nil {
 			return "", 0, err
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
+		if layout != LayoutV1 {
+			w.Write([]byte{'o', 'v', 'n', 'i', 1, 0, 0, 0})
+		}
 		rng := rand.New(rand.NewSource(int64(t)))
 		clock := uint64(1_000_000_000)
 		var buf []byte

@@ -1,0 +1,294 @@
+package ovni
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+)
+
+// corpus1x are the ovni-1x corpus cases, each with the oracle ovnidump
+// output of its own release that events.txt must equal.
+var corpus1x = []struct{ name, oracle, version string }{
+	{"v1-1.4.1-shapes-threads", "ovnidump-1.4.1.txt", "ovni 1.1-1.4 (spec v1, thread.T.obs)"},
+	{"v2-1.10.0-shapes-threads", "ovnidump-1.10.0-x.txt", "ovni 1.5-1.10 (spec v2), written by libovni 1.10.0"},
+	{"v3-1.14.0-shapes-ranks", "ovnidump-x.txt", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
+	{"v3-1.14.0-shapes-threads", "ovnidump-x.txt", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
+	{"v3-1.14.0-test-flush-jumbo", "ovnidump-x.txt.gz", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
+}
+
+func readOracle(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// streamLines keeps the lines of a 1.x dump that belong to the stream at
+// relpath.
+func streamLines(dump []byte, relpath string, hex bool) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(dump, []byte("\n")) {
+		if hex && bytes.Contains(l, []byte("  "+relpath+"  ")) || !hex && bytes.HasPrefix(l, []byte(relpath+"  ")) {
+			out = append(out, l...)
+		}
+	}
+	return out
+}
+
+func TestCorpus1xMatchesOvnidump(t *testing.T) {
+	for _, c := range corpus1x {
+		t.Run(c.name, func(t *testing.T) {
+			dir := testdata.Corpus(t, "ovni-1x", c.name)
+			want := readOracle(t, filepath.Join(dir, c.oracle))
+			src := open(t, filepath.Join(dir, "ovni"))
+			if src.Version != c.version {
+				t.Errorf("version %q, want %q", src.Version, c.version)
+			}
+			fsys := src.FS()
+			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+				t.Fatalf("events.txt differs from %s (%d vs %d bytes)", c.oracle, len(got), len(want))
+			}
+			hex := strings.Contains(c.oracle, "x.txt")
+			readme := string(read(t, fsys, "README.txt"))
+			if hex != strings.Contains(readme, "`ovnidump -x` of release 1.6 and later") {
+				t.Errorf("README.txt does not name the ovnidump form:\n%s", readme)
+			}
+			threads := threadViews(t, fsys)
+			total := 0
+			for _, th := range threads {
+				rel := th
+				if strings.HasPrefix(c.name, "v1-") || strings.HasPrefix(c.name, "v2-") {
+					rel += ".obs"
+				}
+				got := read(t, fsys, th+"/events.txt")
+				if !bytes.Equal(got, streamLines(want, rel, hex)) {
+					t.Errorf("%s/events.txt is not that stream's part of the dump", th)
+				}
+				total += bytes.Count(got, []byte("\n"))
+				csvRows := bytes.Count(read(t, fsys, th+"/events.csv"), []byte("\n")) - 1
+				if csvRows != bytes.Count(got, []byte("\n")) {
+					t.Errorf("%s: %d CSV rows for %d events", th, csvRows, bytes.Count(got, []byte("\n")))
+				}
+			}
+			if total != bytes.Count(want, []byte("\n")) {
+				t.Errorf("thread views hold %d events, the dump %d", total, bytes.Count(want, []byte("\n")))
+			}
+			if lines := src.Errors.Lines(); len(lines) != 0 {
+				t.Fatalf("_errors.txt = %q", lines)
+			}
+			if strings.Contains(c.name, "jumbo") {
+				return // tens of MB: fstest reads every file byte by byte
+			}
+			if err := fstest.TestFS(fsys, append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt"}, threads...)...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestCorpus1xTables(t *testing.T) {
+	dir := testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks")
+	fsys := open(t, filepath.Join(dir, "ovni")).FS()
+	streams := strings.Split(string(read(t, fsys, "streams.csv")), "\n")
+	if streams[0] != "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus" {
+		t.Fatalf("streams.csv header %q", streams[0])
+	}
+	// From the stream.json files and ovnidump-x.txt (6 lines of thread 8892).
+	for _, want := range []string{
+		"nodeA,8891,8894,1,0,3,loom.nodeA/proc.8891/thread.8894,11,3249793106096,3249796730916,1.14.0,cf025e242f45fc43f62165cbf07f6f2077d53747,1,ovni 1.1.0,6",
+		"nodeA,8892,8892,1,1,3,loom.nodeA/proc.8892/thread.8892,6,",
+		"nodeB,8893,8897,1,2,3,",
+	} {
+		if !slices.ContainsFunc(streams, func(l string) bool { return strings.HasPrefix(l, want) }) {
+			t.Errorf("streams.csv lacks %q:\n%s", want, strings.Join(streams, "\n"))
+		}
+	}
+	if got := string(read(t, fsys, "cpus.csv")); !strings.HasPrefix(got, "loom,index,phyid\nnodeA,0,100\n") || strings.Count(got, "nodeA,") != 6 || strings.Count(got, "nodeB,") != 3 {
+		t.Errorf("cpus.csv =\n%s", got)
+	}
+	header := string(read(t, fsys, "loom.nodeA/proc.8891/thread.8891/header.txt"))
+	for _, want := range []string{"finished      1\n", "require       ovni 1.1.0\n", "ovni.lib.version = 1.14.0\n", "ovni.loom_cpus.5.phyid = 105\n", "shapes.note = made by shapes.c\n"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("header.txt lacks %q:\n%s", want, header)
+		}
+	}
+	orig, _ := os.ReadFile(filepath.Join(dir, "ovni/loom.nodeA/proc.8891/thread.8891/stream.json"))
+	if !bytes.Equal(read(t, fsys, "loom.nodeA/proc.8891/thread.8891/stream.json"), orig) {
+		t.Error("stream.json is not the original")
+	}
+}
+
+// synthetic1x writes a trace of layout with equal clocks across streams
+// and jumbo events, and returns it with its expected events.txt.
+func synthetic1x(t *testing.T, layout gen.Layout, lib string) (string, []byte) {
+	t.Helper()
+	type line struct {
+		clock uint64
+		key   string
+		text  string
+	}
+	var lines []line
+	var procs []gen.Proc
+	for _, loom := range []string{"b.node", "a"} {
+		for _, pid := range []int64{30, 4} {
+			p := gen.Proc{Loom: loom, PID: pid, Layout: layout}
+			if layout < gen.LayoutV3 {
+				p.Metadata = gen.Metadata(7, 0, 0, 2)
+			}
+			for _, tid := range []int64{pid + 10, pid + 2} {
+				evs := gen.RandomEvents(pid*tid, 1000, 1000)
+				for i := range evs {
+					evs[i].Clock = 1000 + uint64(i/3)*10
+				}
+				evs[7] = gen.Event{MCV: "OJb", Clock: evs[7].Clock, Jumbo: true, Payload: bytes.Repeat([]byte{byte(tid)}, 20_000)}
+				s := gen.Stream{TID: tid, Events: evs}
+				switch layout {
+				case gen.LayoutV2:
+					s.JSON = gen.StreamJSON(2, lib, 1)
+				case gen.LayoutV3:
+					s.JSON = gen.StreamJSON(3, lib, 1, gen.V3Proc(loom, pid, tid, 7, 0, 0, 2)...)
+				}
+				p.Streams = append(p.Streams, s)
+				rel := fmt.Sprintf("loom.%s/proc.%d/thread.%d", loom, pid, tid)
+				if layout != gen.LayoutV3 {
+					rel += ".obs"
+				}
+				last := int64(0)
+				for i, ev := range evs {
+					key := fmt.Sprintf("%s/%09d/%09d/%09d", loom, pid, tid, i)
+					text := gen.HexLine(rel, ev)
+					if layout == gen.LayoutObs || lib == "1.5.1" {
+						text = gen.DeltaLine(rel, ev, last)
+					}
+					last = int64(ev.Clock)
+					lines = append(lines, line{ev.Clock, key, text + "\n"})
+				}
+			}
+			procs = append(procs, p)
+		}
+	}
+	slices.SortStableFunc(lines, func(a, b line) int {
+		if a.clock != b.clock {
+			return int(a.clock) - int(b.clock)
+		}
+		return strings.Compare(a.key, b.key)
+	})
+	var want []byte
+	for _, l := range lines {
+		want = append(want, l.text...)
+	}
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, want
+}
+
+func TestSynthetic1xLayouts(t *testing.T) {
+	for _, c := range []struct {
+		layout  gen.Layout
+		lib     string
+		version string
+	}{
+		{gen.LayoutObs, "", "ovni 1.1-1.4 (spec v1, thread.T.obs)"},
+		{gen.LayoutV2, "1.5.1", "ovni 1.5-1.10 (spec v2), written by libovni 1.5.1"},
+		{gen.LayoutV2, "1.9.0", "ovni 1.5-1.10 (spec v2), written by libovni 1.9.0"},
+		{gen.LayoutV3, "1.14.0", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
+	} {
+		t.Run(c.version, func(t *testing.T) {
+			dir, want := synthetic1x(t, c.layout, c.lib)
+			src := open(t, dir)
+			if src.Version != c.version {
+				t.Errorf("version %q, want %q", src.Version, c.version)
+			}
+			fsys := src.FS()
+			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+				t.Fatalf("events.txt differs from the independent merge (%d vs %d bytes)", len(got), len(want))
+			}
+			if lines := src.Errors.Lines(); len(lines) != 0 {
+				t.Fatalf("_errors.txt = %q", lines)
+			}
+			sub, _ := fs.Sub(fsys, "loom.a/proc.4/thread.6")
+			if err := fstest.TestFS(sub, "events.txt", "events.csv"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestMissingAndUnfinishedStreams(t *testing.T) {
+	good := gen.RandomEvents(1, 50, 100)
+	procs := []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
+		{TID: 1, Events: good, JSON: gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, 1, 1, 0, 0, 2)...)},
+		{TID: 2, Events: good, JSON: gen.StreamJSON(3, "1.14.0", 0)},
+		{TID: 3, Events: good},
+		{TID: 4, Events: good, JSON: gen.StreamJSON(3, "1.14.0", 1, `"tid": 99`)},
+		{TID: 5, Events: good, JSON: `{"version": 3, "ovni": {"finished": 1, `},
+	}}}
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "loom.n/proc.1/thread.6"), 0o755)
+	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.6/stream.json"), []byte(gen.StreamJSON(3, "1.14.0", 1)), 0o644)
+	src := open(t, dir)
+	errs := strings.Join(src.Errors.Lines(), "\n")
+	for _, want := range []string{
+		"loom.n/proc.1/thread.2: thread did not finish (ovni.finished 0)",
+		"loom.n/proc.1/thread.3/stream.json",
+		"loom.n/proc.1/thread.4: stream.json names loom , pid , tid 99, not its directory",
+		"loom.n/proc.1/thread.5/stream.json at byte",
+		"loom.n/proc.1/thread.6: stream missing: stream.obs absent",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("_errors.txt lacks %q:\n%s", want, errs)
+		}
+	}
+	fsys := src.FS()
+	if n := bytes.Count(read(t, fsys, "events.txt"), []byte("\n")); n != 5*50 {
+		t.Fatalf("events.txt has %d events, want %d", n, 5*50)
+	}
+	if h := string(read(t, fsys, "loom.n/proc.1/thread.5/header.txt")); !strings.Contains(h, "version = 3\n") {
+		t.Errorf("header.txt of a cut JSON lacks the fields before the damage:\n%s", h)
+	}
+	mnt := fsnodetest.Mount(t, fsys)
+	if err := fstest.TestFS(os.DirFS(mnt), "events.txt", "_errors.txt", "loom.n/proc.1/thread.2/header.txt"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMountedCorpus1x(t *testing.T) {
+	c := corpus1x[2]
+	dir := testdata.Corpus(t, "ovni-1x", c.name)
+	want := readOracle(t, filepath.Join(dir, c.oracle))
+	src := open(t, filepath.Join(dir, "ovni"))
+	mnt := fsnodetest.Mount(t, src.FS())
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
+	threads := threadViews(t, src.FS())
+	if err := fstest.TestFS(os.DirFS(mnt), append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw"}, threads...)...); err != nil {
+		t.Fatal(err)
+	}
+}
