@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,6 +157,7 @@ func (m *model) buildMetaMetrics() {
 	m.threadIdx = map[int]int{}
 	for i := range md.Metrics {
 		mt := &md.Metrics[i]
+		var visible []metricCol
 		for _, s := range mt.Summaries {
 			tag, inc := scopeTag(md, s.Scope)
 			comb := hpcdb.CombineName(s.Combine)
@@ -174,9 +176,20 @@ func (m *model) buildMetaMetrics() {
 			if sc == "execution" || sc == "function" {
 				e, _ := hpcdb.ParseFormula("$" + strconv.Itoa(id))
 				col.expr, col.percent = e, true
-				m.visible = append(m.visible, col)
+				visible = append(visible, col)
 			}
 		}
+		// docs/vocabulary.md: a metric's inclusive column comes first
+		slices.SortStableFunc(visible, func(a, b metricCol) int {
+			switch {
+			case a.inc && !b.inc:
+				return -1
+			case b.inc && !a.inc:
+				return 1
+			}
+			return 0
+		})
+		m.visible = append(m.visible, visible...)
 		for _, s := range mt.Scopes {
 			tag, inc := scopeTag(md, s.Scope)
 			id := int(s.PropMetricID)
@@ -333,6 +346,10 @@ cct.csv           the calling-context tree, one row per context, with the summar
                   kind is the lexical type (entry_point, function, loop, line, instruction),
                   relation how the context is reached from its parent (entry_point, call,
                   inlined_call, lexical); context 0 is the implicit global context
+                  <metric>_own (sums only): the inclusive value less the children's, which adds
+                  up to the total over the tree's rows; summing _exc does not, since a
+                  function's exclusive value repeats its lines' and loops' (values within
+                  1e-9 of the inclusive value are rounding and shown as 0)
 cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first
                   visible metric, rounded to 6 significant digits (cct.csv has the exact values)
 procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path

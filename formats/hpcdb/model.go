@@ -51,6 +51,7 @@ type model struct {
 	sumOnce sync.Once
 	sumVals []float64 // numCtx × len(visible), summary values
 	hasSum  []bool
+	own     ownState
 
 	profNames []string // file names of profiles (index = profile index)
 	tuples    [][]hpcdb.IDElem

@@ -42,6 +42,10 @@ dump/*.txt        hpcproftt's own text rendering of profile.db, cct.db and trace
 metrics.csv       MetricTable and MetricDBTable entries; "column" is the CSV column of each
 profiles.csv      one row per profile (index 0 = summary) with its identifier tuple
 cct.csv           the calling-context tree, one row per context, with the visible summary metrics
+                  and <metric>_own per inclusive sum: the inclusive value less the children's,
+                  which adds up to the total over the tree's rows; summing _exc does not, since
+                  a procedure's exclusive value repeats its lines' and loops' (values within
+                  1e-9 of the inclusive value are rounding and shown as 0)
 cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible
                   metric, rounded to 6 significant digits (cct.csv has the exact values)
 procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path
@@ -288,6 +292,10 @@ func (d *db) cctRows(txt bool) *render.Rows {
 		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			vals, _ := m.summaryValues(d)
 			nv := len(m.visible)
+			var own []float64
+			if !txt {
+				own = m.ownValues(d)
+			}
 			for i := from; i < from+count; i++ {
 				ctx := int(m.rows[i])
 				if txt {
@@ -339,6 +347,14 @@ func (d *db) cctRows(txt bool) *render.Rows {
 					dst = append(dst, ',')
 					dst = render.AppendFloat(dst, vals[ctx*nv+j])
 				}
+				if no := len(own) / max(m.numCtx, 1); no > 0 {
+					for _, v := range own[ctx*no : ctx*no+no] {
+						dst = append(dst, ',')
+						if m.ctxNode[ctx] >= 0 {
+							dst = render.AppendFloat(dst, v)
+						}
+					}
+				}
 				dst = append(dst, '\n')
 			}
 			return dst, nil
@@ -358,6 +374,11 @@ func cctHeader(m *model, txt bool) string {
 		for _, v := range m.visible {
 			dst = append(dst, ',')
 			dst = append(dst, v.column...)
+		}
+		_, own := m.ownCols()
+		for _, name := range own {
+			dst = append(dst, ',')
+			dst = append(dst, name...)
 		}
 		return string(append(dst, '\n'))
 	}
