@@ -106,11 +106,13 @@ func (sc *folderScan) scan(rel string, depth int) bool {
 		}
 		p := filepath.Join(sc.root, r)
 		if f, ok := detectQuiet(p); ok {
+			inputs := vfs.NewInputs(p)
 			s, err := f.Open(p)
 			if err != nil {
 				sc.skipped = append(sc.skipped, skippedEntry{r, f.Name + " source that does not open: " + errText(err)})
 				continue
 			}
+			s.Watch(inputs)
 			sc.subs = append(sc.subs, s)
 			sc.rels = append(sc.rels, r)
 			continue

@@ -95,11 +95,16 @@ func Supported() string {
 func Open(path string) (*vfs.Source, error) {
 	f, summary, err := Detect(path)
 	if err == nil {
+		inputs := vfs.NewInputs(path)
 		src, err := f.Open(path)
-		if err == nil && src.Summary == "" {
+		if err != nil {
+			return nil, err
+		}
+		if src.Summary == "" {
 			src.Summary = summary
 		}
-		return src, err
+		src.Watch(inputs)
+		return src, nil
 	}
 	if !errors.Is(err, ErrUnknown) {
 		return nil, err

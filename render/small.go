@@ -23,6 +23,17 @@ func Static(b []byte) View { return &static{b} }
 type static struct{ b []byte }
 
 func (v *static) Size() (int64, error) { return int64(len(v.b)), nil }
+
+// IsFixed reports whether v was made with Static or is Volatile: its bytes
+// come from no input file (they were made when the source was opened, or
+// are hpcfs's own log), so a changed input does not affect them.
+func IsFixed(v View) bool {
+	if _, ok := v.(*static); ok {
+		return true
+	}
+	vol, ok := v.(Volatile)
+	return ok && vol.Volatile()
+}
 func (v *static) ReadAt(p []byte, off int64) (int, error) {
 	return readAtBytes(v.b, p, off)
 }

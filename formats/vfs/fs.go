@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/hpcfs/hpcfs/render"
@@ -23,19 +24,47 @@ func NewFS(root *Dir, modTime time.Time) *FS { return &FS{root, modTime} }
 func (f *FS) Root() *Dir { return f.root }
 
 func (f *FS) lookup(op, name string) (Node, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
-	}
-	n := f.root.Walk(name)
-	if n == nil {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-	}
-	return n, nil
+	n, _, err := f.lookupInputs(op, name)
+	return n, err
 }
 
-// Open opens the named file or directory.
+// lookupInputs also returns the inputs of the source the node belongs to
+// (the innermost directory on the path that has them), or nil for a file
+// that depends on no input.
+func (f *FS) lookupInputs(op, name string) (Node, *Inputs, error) {
+	if !fs.ValidPath(name) {
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	var n Node = f.root
+	var inputs *Inputs
+	if name != "." {
+		for _, part := range strings.Split(name, "/") {
+			dir, ok := n.(*Dir)
+			if !ok {
+				n = nil
+				break
+			}
+			if dir.inputs != nil {
+				inputs = dir.inputs
+			}
+			if n = dir.Lookup(part); n == nil {
+				break
+			}
+		}
+	}
+	if n == nil {
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	if file, ok := n.(*File); !ok || render.IsFixed(file.View) {
+		inputs = nil
+	}
+	return n, inputs, nil
+}
+
+// Open opens the named file or directory. A file whose source changed
+// since it was opened fails with ErrInputChanged, here and on every read.
 func (f *FS) Open(name string) (fs.File, error) {
-	n, err := f.lookup("open", name)
+	n, inputs, err := f.lookupInputs("open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -43,17 +72,27 @@ func (f *FS) Open(name string) (fs.File, error) {
 	if d, ok := n.(*Dir); ok {
 		return &openDir{fsys: f, dir: d, info: info}, nil
 	}
+	if inputs != nil {
+		if err := inputs.Check(); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
 	if _, err := info.sizeErr(); err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &openFile{view: n.(*File).View, info: info}, nil
+	return &openFile{view: n.(*File).View, info: info, inputs: inputs}, nil
 }
 
 // Stat returns the FileInfo of the named file.
 func (f *FS) Stat(name string) (fs.FileInfo, error) {
-	n, err := f.lookup("stat", name)
+	n, inputs, err := f.lookupInputs("stat", name)
 	if err != nil {
 		return nil, err
+	}
+	if inputs != nil {
+		if err := inputs.Check(); err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+		}
 	}
 	info := &fileInfo{name: path.Base(name), node: n, modTime: f.modTime}
 	if _, err := info.sizeErr(); err != nil {
@@ -130,16 +169,17 @@ func (i *fileInfo) Info() (fs.FileInfo, error) { return i, nil }
 func (i *fileInfo) String() string             { return fs.FormatFileInfo(i) }
 
 type openFile struct {
-	view render.View
-	info *fileInfo
-	off  int64
+	view   render.View
+	info   *fileInfo
+	off    int64
+	inputs *Inputs // checked after every read; nil for none
 }
 
 func (f *openFile) Stat() (fs.FileInfo, error) { return f.info, nil }
 func (f *openFile) Close() error               { return nil }
 
 func (f *openFile) Read(p []byte) (int, error) {
-	n, err := f.view.ReadAt(p, f.off)
+	n, err := f.ReadAt(p, f.off)
 	f.off += int64(n)
 	if err == io.EOF && n > 0 {
 		err = nil
@@ -147,7 +187,18 @@ func (f *openFile) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (f *openFile) ReadAt(p []byte, off int64) (int, error) { return f.view.ReadAt(p, off) }
+// ReadAt reads the view, then checks its inputs: bytes rendered while an
+// input changed (spliced from two versions, or zeros past a truncation)
+// are never returned.
+func (f *openFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.view.ReadAt(p, off)
+	if f.inputs != nil {
+		if cerr := f.inputs.Check(); cerr != nil {
+			return 0, cerr
+		}
+	}
+	return n, err
+}
 
 func (f *openFile) Seek(offset int64, whence int) (int64, error) {
 	switch whence {

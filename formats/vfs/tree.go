@@ -37,6 +37,7 @@ type Dir struct {
 	lazy    func() []Entry
 
 	indexed *indexed
+	inputs  *Inputs // checked before the views below are served; nil for none
 }
 
 func (*Dir) isNode() {}

@@ -1,0 +1,125 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrInputChanged is wrapped by the error of every read of a view whose
+// source changed under the mount; servers answer EIO.
+var ErrInputChanged = errors.New("input changed under the mount")
+
+// maxInputs bounds the files of one source whose identity is kept.
+const maxInputs = 20000
+
+// Inputs are the files a source's views are made from, with the identity
+// (device, inode, size, modification time) each had when the source was
+// opened. Check compares them with the files now at those paths; the
+// first difference is reported once in _errors.txt, and from then on every
+// check fails without asking the file system again.
+type Inputs struct {
+	files []inputFile
+	errs  *Errors
+	root  string
+
+	mu      sync.Mutex
+	changed error
+}
+
+type inputFile struct {
+	path     string
+	dev, ino uint64
+	size     int64
+	mtime    syscall.Timespec
+}
+
+// identify stats path with stat(2) directly: Check runs on every read, and
+// os.Stat's allocations double its cost.
+func identify(path string) (inputFile, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return inputFile{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return inputFile{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim}, nil
+}
+
+// NewInputs records the identity of the regular files at path (the file
+// itself, or every file below the directory, symbolic links not followed).
+// Call it before the source is opened, so that a change made while it
+// opens is seen too, and give the result to Source.Watch.
+func NewInputs(path string) *Inputs {
+	in := &Inputs{root: path}
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(in.files) >= maxInputs {
+			return nil
+		}
+		if d.Type().IsRegular() || p == path && !d.IsDir() {
+			if f, err := identify(p); err == nil {
+				in.files = append(in.files, f)
+			}
+		}
+		return nil
+	})
+	return in
+}
+
+// Watch makes in the inputs of every view of s: a view whose input
+// changed fails to open and to read, and the change is reported in s's
+// _errors.txt.
+func (s *Source) Watch(in *Inputs) {
+	in.errs = s.Errors
+	s.Root.inputs = in
+}
+
+// Check reports ErrInputChanged, naming the file, once any input differs
+// from what was recorded: truncated or grown, rewritten (modification
+// time), replaced (device or inode) or deleted.
+func (in *Inputs) Check() error {
+	in.mu.Lock()
+	err := in.changed
+	in.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	for _, f := range in.files {
+		now, err := identify(f.path)
+		var what string
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			what = "deleted"
+		case err != nil:
+			what = "unreadable: " + err.Error()
+		case now.dev != f.dev || now.ino != f.ino:
+			what = "replaced by another file"
+		case now.size != f.size:
+			what = fmt.Sprintf("size %d became %d", f.size, now.size)
+		case now.mtime != f.mtime:
+			mt := time.Unix(now.mtime.Unix()).UTC().Format(time.RFC3339Nano)
+			what = "rewritten (modification time " + mt + ")"
+		default:
+			continue
+		}
+		return in.fail(f.path, what)
+	}
+	return nil
+}
+
+func (in *Inputs) fail(path, what string) error {
+	rel, err := filepath.Rel(in.root, path)
+	if err != nil || rel == "." {
+		rel = filepath.Base(path)
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.changed != nil {
+		return in.changed
+	}
+	in.changed = fmt.Errorf("%s: %w (%s)", path, ErrInputChanged, what)
+	in.errs.Report(rel, fmt.Errorf("changed under the mount: %s; the views of this source now fail with EIO; remount to read the new version", what))
+	return in.changed
+}

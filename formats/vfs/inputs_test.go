@@ -1,0 +1,71 @@
+package vfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInputsCheck(t *testing.T) {
+	for name, change := range map[string]func(p string) error{
+		"truncate":  func(p string) error { return os.Truncate(p, 3) },
+		"overwrite": func(p string) error { return os.WriteFile(p, []byte("0123456789"), 0o644) },
+		"touch": func(p string) error {
+			return os.Chtimes(p, time.Now(), time.Now().Add(time.Hour))
+		},
+		"rename": func(p string) error {
+			os.WriteFile(p+".new", []byte("0123456789"), 0o644)
+			return os.Rename(p+".new", p)
+		},
+		"delete": os.Remove,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+			p := filepath.Join(dir, "sub", "b.bin")
+			os.WriteFile(filepath.Join(dir, "a.bin"), []byte("aaaa"), 0o644)
+			os.WriteFile(p, []byte("abcdefghij"), 0o644)
+			s := NewSource("test", "1", dir)
+			s.Watch(NewInputs(dir))
+			in := s.Root.inputs
+			if len(in.files) != 2 {
+				t.Fatalf("%d inputs, want 2", len(in.files))
+			}
+			if err := in.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if err := change(p); err != nil {
+				t.Fatal(err)
+			}
+			err := in.Check()
+			if !errors.Is(err, ErrInputChanged) || !strings.Contains(err.Error(), p) {
+				t.Fatalf("after %s: %v", name, err)
+			}
+			if err2 := in.Check(); err2 != err {
+				t.Errorf("second check: %v", err2)
+			}
+			lines := s.Errors.Lines()
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "sub/b.bin: changed under the mount") {
+				t.Errorf("_errors.txt: %q", lines)
+			}
+		})
+	}
+}
+
+// BenchmarkInputsCheck is the cost of one check of a source of 5 files
+// (an ovni trace of 4 streams and its metadata): what every read pays.
+func BenchmarkInputsCheck(b *testing.B) {
+	dir := b.TempDir()
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644)
+	}
+	in := NewInputs(dir)
+	for b.Loop() {
+		if err := in.Check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
