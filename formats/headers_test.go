@@ -21,7 +21,7 @@ var csvHeaders = map[string]string{
 	// ovni
 	"streams.csv":                       "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus",
 	"cpus.csv":                          "loom,index,phyid",
-	"loom.*/proc.*/thread.*/events.csv": "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex",
+	"loom.*/proc.*/thread.*/events.csv": "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex,event",
 	// HPCToolkit database
 	"metrics.csv":        "metric_id,table,name,column,description,scope,statistic,partner,show,show_percent,format,formula,units",
 	"profiles.csv@hpcdb": "profile_id,name,",

@@ -22,15 +22,15 @@ type StreamMeta struct {
 			Version string `json:"version"`
 			Commit  string `json:"commit"`
 		} `json:"lib"`
-		Part     string `json:"part"`
-		TID      *int64 `json:"tid"`
-		PID      *int64 `json:"pid"`
-		Loom     *string
-		AppID    *int64 `json:"app_id"`
-		Rank     *int64 `json:"rank"`
-		NRanks   *int64 `json:"nranks"`
-		Finished *int64 `json:"finished"`
-		LoomCPUs []CPU  `json:"loom_cpus"`
+		Part     string  `json:"part"`
+		TID      *int64  `json:"tid"`
+		PID      *int64  `json:"pid"`
+		Loom     *string `json:"loom"`
+		AppID    *int64  `json:"app_id"`
+		Rank     *int64  `json:"rank"`
+		NRanks   *int64  `json:"nranks"`
+		Finished *int64  `json:"finished"`
+		LoomCPUs []CPU   `json:"loom_cpus"`
 	} `json:"ovni"`
 	// Fields is every scalar of the document in order, keyed by its path
 	// (object keys and array indexes joined by dots).

@@ -233,3 +233,53 @@ func FuzzMetadata(f *testing.F) {
 		}
 	})
 }
+
+func TestParseStreamMeta(t *testing.T) {
+	js := gen.StreamJSON(3, "1.14.0", 0, gen.V3Proc("n", 1, 2, 5, 1, 4, 2)...)
+	m, err := ParseStreamMeta([]byte(js), "stream.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *m.Ovni.Finished != 0 || *m.Ovni.TID != 2 || *m.Ovni.NRanks != 4 || len(m.Ovni.LoomCPUs) != 2 || m.Ovni.Lib.Version != "1.14.0" {
+		t.Fatalf("%+v", m.Ovni)
+	}
+	if r := m.Require(); len(r) != 1 || r[0] != "ovni 1.1.0" {
+		t.Fatalf("require %q", r)
+	}
+	if f := m.Fields[len(m.Fields)-1]; f.Key != "ovni.finished" || f.Value != "0" {
+		t.Fatalf("last field %+v", f)
+	}
+	if f := m.Fields[11]; f.Key != "ovni.loom_cpus.0.index" || f.Value != "0" {
+		t.Fatalf("field 11 %+v", f)
+	}
+	for _, bad := range []string{js[:len(js)/2], `{"ovni": {}}`, `{"version": 9}`, `[1, 2]`, `{"version": 3, "ovni": {"tid": "x"}}`} {
+		if _, err := ParseStreamMeta([]byte(bad), "stream.json"); err == nil {
+			t.Errorf("ParseStreamMeta(%q) accepted", bad)
+		}
+	}
+	m, _ = ParseStreamMeta([]byte(js[:len(js)/2]), "stream.json")
+	if len(m.Fields) == 0 || m.Fields[0] != (Field{"version", "3"}) {
+		t.Errorf("a cut document lost the fields before the cut: %+v", m.Fields)
+	}
+}
+
+func FuzzStreamMeta(f *testing.F) {
+	f.Add([]byte(gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, 2, 5, 1, 4, 2)...)))
+	f.Add([]byte(gen.StreamJSON(2, "1.10.0", 0)))
+	f.Add([]byte(`{"version": 3, "ovni": {"mark": {"1": {"labels": [[[[{}]]]]}}}}`))
+	corpus, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*", "ovni", "*", "*", "thread.*", "stream.json"))
+	for _, p := range corpus {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseStreamMeta(data, "stream.json")
+		if err == nil && m.Version != 2 && m.Version != 3 {
+			t.Fatalf("accepted version %d", m.Version)
+		}
+		if m != nil && len(m.Fields) > len(data) {
+			t.Fatalf("%d fields from %d bytes", len(m.Fields), len(data))
+		}
+	})
+}

@@ -109,7 +109,7 @@ func signedLen(v int64) int {
 	return render.DecimalLen(uint64(v))
 }
 
-const csvHeader = "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex\n"
+const csvHeader = "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex,event\n"
 
 // mcvText is one MCV byte as CSV text: printable ASCII as is, anything
 // else as \xNN so that the CSV stays valid UTF-8.
@@ -156,6 +156,8 @@ func appendCSVLine(dst []byte, ev *ovni.Event, base uint64) []byte {
 		dst = append(dst, '0', 'x')
 		dst = render.AppendHexBytes(dst, ev.Payload)
 	}
+	dst = append(dst, ',')
+	dst = append(dst, eventNames[ev.MCV]...)
 	return append(dst, '\n')
 }
 

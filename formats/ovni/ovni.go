@@ -525,7 +525,7 @@ Files
                    original JSON metadata
   loom.<L>/proc.<P>/thread.<T>/events.txt     this stream only, same line format
   loom.<L>/proc.<P>/thread.<T>/events.csv     time_ns,t_ns,mcv,model,category,value,
-                   jumbo,payload_size,payload_hex: one row per event. time_ns is the
+                   jumbo,payload_size,payload_hex,event: one row per event. time_ns is the
                    event's clock, exact; t_ns is the same instant less the trace's
                    first clock (the smallest first clock of all streams): small
                    numbers that spreadsheets keep exactly (they round 19-digit
@@ -536,6 +536,9 @@ Files
                    0x (so that spreadsheets keep it as text), empty when there are none.
                    Bytes of an MCV that are not printable ASCII are written as \xNN in the
                    CSV (events.txt keeps them as stored).
+                   event names the events of the models ovni 1.14 documents (ovni,
+                   nOS-V, Nanos6, NODES, TAMPI, MPI, kernel, OpenMP), e.g. "ovni thread
+                   execute", "MPI_Send begin"; empty for other events (mcv says which).
 
 A stream that ends inside an event keeps every complete event before the cut;
 _errors.txt names the file, the offset and the reason. An empty (0-byte) stream

@@ -292,3 +292,71 @@ func TestMountedCorpus1x(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestEventNames(t *testing.T) {
+	// Every event that plain ovnidump describes has a name.
+	for _, c := range []string{"v3-1.14.0-shapes-ranks", "v3-1.14.0-test-flush-jumbo", "v2-1.10.0-shapes-threads"} {
+		dir := testdata.Corpus(t, "ovni-1x", c)
+		plain, _ := filepath.Glob(filepath.Join(dir, "ovnidump*.txt"))
+		for _, p := range plain {
+			if strings.HasSuffix(p, "x.txt") {
+				continue
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(readOracle(t, p))), "\n") {
+				f := strings.Fields(l)
+				if len(f) < 3 || f[len(f)-1] == "UNKNOWN" {
+					continue
+				}
+				if eventNames[[3]byte{f[1][0], f[1][1], f[1][2]}] == "" {
+					t.Errorf("%s: %s has no name", c, f[1])
+				}
+			}
+		}
+	}
+	for mcv, want := range map[string]string{"OHx": "ovni thread execute", "MS[": "MPI_Send begin", "MS]": "MPI_Send end", "VAs": "nosv_submit begin", "ZS2": "", "OF]": "ovni flush end"} {
+		if got := eventNames[[3]byte{mcv[0], mcv[1], mcv[2]}]; got != want {
+			t.Errorf("%s named %q, want %q", mcv, got, want)
+		}
+	}
+	dir := testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks")
+	csv := string(read(t, open(t, filepath.Join(dir, "ovni")).FS(), "loom.nodeA/proc.8891/thread.8891/events.csv"))
+	if !strings.HasSuffix(strings.SplitN(csv, "\n", 2)[0], ",payload_hex,event") || !strings.Contains(csv, ",ovni thread create\n") {
+		t.Errorf("events.csv lacks the event column:\n%s", csv)
+	}
+}
+
+func TestDamagedV3Streams(t *testing.T) {
+	good := gen.RandomEvents(3, 40, 100)
+	js := gen.StreamJSON(3, "1.14.0", 1)
+	procs := []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
+		{TID: 1, Events: good, JSON: js}, {TID: 2, Events: good, JSON: js}, {TID: 3, Events: good, JSON: js},
+	}}}
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2 := filepath.Join(dir, "loom.n/proc.1/thread.2/stream.obs")
+	data, _ := os.ReadFile(t2)
+	last := len(gen.AppendEvent(nil, good[len(good)-1]))
+	os.WriteFile(t2, data[:len(data)-last+3], 0o644)
+	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.3/stream.obs"), []byte("ovn"), 0o644)
+	src := open(t, dir)
+	fsys := src.FS()
+	var want []byte
+	for _, ev := range good[:len(good)-1] {
+		want = append(want, gen.HexLine("loom.n/proc.1/thread.2", ev)+"\n"...)
+	}
+	if got := read(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, want) {
+		t.Fatalf("the cut stream does not hold exactly its complete events:\n%s", got)
+	}
+	if n := bytes.Count(read(t, fsys, "events.txt"), []byte("\n")); n != 2*len(good)-1 {
+		t.Fatalf("events.txt has %d events, want %d", n, 2*len(good)-1)
+	}
+	errs := strings.Join(src.Errors.Lines(), "\n")
+	if !strings.Contains(errs, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", len(data)-last)) {
+		t.Errorf("_errors.txt does not place the cut:\n%s", errs)
+	}
+	if !strings.Contains(errs, "loom.n/proc.1/thread.3") {
+		t.Errorf("_errors.txt does not name the stream of 3 bytes:\n%s", errs)
+	}
+}
