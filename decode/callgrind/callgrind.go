@@ -67,7 +67,7 @@ type File struct {
 	// BodyOff is the offset in the decompressed stream of the first body line.
 	BodyOff int64
 	// Problems found in the header.
-	Problems []error
+	Problems decode.Problems
 	closer   io.Closer
 }
 
@@ -183,7 +183,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			break
 		}
 		if tooLong {
-			f.Problems = append(f.Problems, problem("header", off, "line longer than 1 MiB skipped", nil))
+			f.Problems.Add(problem("header", off, "line longer than 1 MiB skipped", nil))
 			continue
 		}
 		if first && bytes.HasPrefix(line, []byte("# callgrind format")) {
@@ -198,11 +198,11 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			break
 		}
 		if err := f.Header.set(line, off); err != nil {
-			f.Problems = append(f.Problems, err)
+			f.Problems.Add(err)
 		}
 	}
 	if lr.err != nil {
-		f.Problems = append(f.Problems, problem("header", lr.off, "reading: "+lr.err.Error(), nil))
+		f.Problems.Add(problem("header", lr.off, "reading: "+lr.err.Error(), nil))
 	}
 	if len(f.Header.Events) == 0 {
 		return nil, &decode.FormatError{Format: formatName, Section: "header", Off: f.BodyOff, Msg: "no events: line before the body"}

@@ -96,7 +96,7 @@ type Header struct {
 
 	// Problems lists every broken rule of the grammar, in file order,
 	// each a *decode.FormatError with the offset of its line.
-	Problems []error
+	Problems decode.Problems
 
 	validVersion, validTstart bool
 }
@@ -116,7 +116,7 @@ func (h *Header) Values(key string) []string {
 }
 
 // Err joins the header's problems; nil when the header follows the grammar.
-func (h *Header) Err() error { return errors.Join(h.Problems...) }
+func (h *Header) Err() error { return h.Problems.Err() }
 
 // BodyDecodable reports whether the samples can be decoded: the version
 // is pdb-0.06 or pdb-0.07 and there is exactly one valid tstart line.
@@ -142,7 +142,7 @@ func (h *Header) BodyErr() error {
 }
 
 func (h *Header) problem(off int64, msg string, val any) {
-	h.Problems = append(h.Problems, &decode.FormatError{Format: "dcpi", Section: "header", Off: off, Msg: msg, Val: val})
+	h.Problems.Add(decode.ErrAt("dcpi", "header", off, msg, val, nil))
 }
 
 // readHeader finds the terminator line within the first MaxHeader bytes.

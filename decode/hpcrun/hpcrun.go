@@ -14,7 +14,7 @@
 // CCT nodes stay on disk and are read by NodeReader on demand. A file that
 // turns bad part-way keeps every epoch decoded before the bad bytes (the
 // last one possibly with fewer complete nodes than announced) and reports
-// the problem in File.Err. Errors are *decode.FormatError values.
+// the problem in File.Problems. Errors are *decode.FormatError values.
 package hpcrun
 
 import (
@@ -214,10 +214,10 @@ type File struct {
 	NV      []NVPair
 	Layout  Layout
 	Epochs  []*Epoch
-	// Err is the problem that ended decoding early, or nil when the file
-	// decoded to its last byte.
-	Err  error
-	Size int64
+	// Problems holds the problem that ended decoding early; it is empty
+	// when the file decoded to its last byte.
+	Problems decode.Problems
+	Size     int64
 	// Sparse is set for version 04.00 (one pseudo-epoch, see sparse.go).
 	Sparse *Sparse
 
@@ -282,7 +282,7 @@ func Version(hdr []byte) (version string, supported bool, ok bool) {
 
 // NewFile decodes the headers of the profile in r (size bytes). It fails
 // only when the file header itself is unusable; later problems are kept
-// in File.Err.
+// in File.Problems.
 func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	f := &File{r: r, Size: size}
 	hdr := make([]byte, headerSize)
@@ -312,9 +312,13 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	start := c.off
 	if version >= "03" {
 		f.Layout = LayoutC
-		f.Epochs, f.Err = parseEpochs(br, size, start, LayoutC)
+		var err error
+		f.Epochs, err = parseEpochs(br, size, start, LayoutC)
+		f.Problems.Add(err)
 	} else {
-		f.Layout, f.Epochs, f.Err = detect(br, size, start)
+		var err error
+		f.Layout, f.Epochs, err = detect(br, size, start)
+		f.Problems.Add(err)
 	}
 	return f, nil
 }
@@ -638,8 +642,8 @@ func newCursor(r io.ReaderAt, size, off int64, section string) *cursor {
 	return &cursor{r: r, size: size, off: off, section: section}
 }
 
-func errAt(section string, off int64, msg string, val any, err error) *decode.FormatError {
-	return &decode.FormatError{Format: Format, Section: section, Off: off, Msg: msg, Val: val, Err: err}
+func errAt(section string, off int64, msg string, val any, kind error) *decode.FormatError {
+	return decode.ErrAt(Format, section, off, msg, val, kind)
 }
 
 func (c *cursor) fail(off int64, msg string, val any, err error) {

@@ -28,8 +28,8 @@ func TestCorpusSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Err != nil {
-		t.Fatalf("Err = %v", f.Err)
+	if f.Problems.Err() != nil {
+		t.Fatalf("Err = %v", f.Problems.Err())
 	}
 	if f.Version != "02.00" || f.Endian != 'b' || f.Layout != hpcrun.LayoutB || len(f.NV) != 10 || len(f.Epochs) != 1 {
 		t.Fatalf("header: %q %c %v %d nv, %d epochs", f.Version, f.Endian, f.Layout, len(f.NV), len(f.Epochs))
@@ -99,8 +99,8 @@ func TestGeneratedLayouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Err != nil {
-				t.Fatalf("Err = %v", f.Err)
+			if f.Problems.Err() != nil {
+				t.Fatalf("Err = %v", f.Problems.Err())
 			}
 			if f.Layout != tc.layout || f.Version != tc.version || len(f.Epochs) != tc.epochs {
 				t.Fatalf("layout %v version %s epochs %d", f.Layout, f.Version, len(f.Epochs))
@@ -166,8 +166,8 @@ func TestLayoutNeverWrong(t *testing.T) {
 				}
 				data := write(t, p)
 				f, err := hpcrun.NewFile(bytes.NewReader(data), int64(len(data)))
-				if err != nil || f.Err != nil || f.Layout != layout {
-					t.Errorf("layout %v metrics %d seed %d: detected %v, %v %v", layout, metrics, seed, f.Layout, err, f.Err)
+				if err != nil || f.Problems.Err() != nil || f.Layout != layout {
+					t.Errorf("layout %v metrics %d seed %d: detected %v, %v %v", layout, metrics, seed, f.Layout, err, f.Problems.Err())
 				}
 			}
 		}
@@ -185,18 +185,18 @@ func TestTruncatedKeepsCompleteEpochs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Layout != hpcrun.LayoutC || len(f.Epochs) != 3 || f.Epochs[2].Complete != 10 || !errors.Is(f.Err, decode.ErrTruncated) {
-		t.Fatalf("layout %v, %d epochs, err %v", f.Layout, len(f.Epochs), f.Err)
+	if f.Layout != hpcrun.LayoutC || len(f.Epochs) != 3 || f.Epochs[2].Complete != 10 || !errors.Is(f.Problems.Err(), decode.ErrTruncated) {
+		t.Fatalf("layout %v, %d epochs, err %v", f.Layout, len(f.Epochs), f.Problems.Err())
 	}
 	var fe *decode.FormatError
-	if !errors.As(f.Err, &fe) || fe.Off != e2.NodesOff+10*e2.NodeSize {
-		t.Fatalf("error %v", f.Err)
+	if !errors.As(f.Problems.Err(), &fe) || fe.Off != e2.NodesOff+10*e2.NodeSize {
+		t.Fatalf("error %v", f.Problems.Err())
 	}
 	// Cut inside the third epoch's metric table.
 	cut = e2.Off + 40
 	f, err = hpcrun.NewFile(bytes.NewReader(data[:cut]), cut)
-	if err != nil || len(f.Epochs) != 2 || f.Err == nil || f.Layout != hpcrun.LayoutC {
-		t.Fatalf("cut in header: %v epochs %d err %v layout %v", err, len(f.Epochs), f.Err, f.Layout)
+	if err != nil || len(f.Epochs) != 2 || f.Problems.Err() == nil || f.Layout != hpcrun.LayoutC {
+		t.Fatalf("cut in header: %v epochs %d err %v layout %v", err, len(f.Epochs), f.Problems.Err(), f.Layout)
 	}
 	// Every prefix decodes without panicking.
 	for n := 0; n < len(data); n += 1 + n/50 {
@@ -265,7 +265,7 @@ func TestSparseSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Version != "04.00" || f.Endian != 'b' || f.Err != nil || f.Sparse == nil || len(f.Epochs) != 1 {
+	if f.Version != "04.00" || f.Endian != 'b' || f.Problems.Err() != nil || f.Sparse == nil || len(f.Epochs) != 1 {
 		t.Fatalf("file %+v", f)
 	}
 	s := f.Sparse
@@ -387,18 +387,18 @@ func TestSparseBadInput(t *testing.T) {
 	}
 	// num_vals (at 6200) far past the section: values unreadable, nodes listed.
 	f := corrupt(6200, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-	if f == nil || f.Err == nil || f.Epochs[0].Complete != 13 {
+	if f == nil || f.Problems.Err() == nil || f.Epochs[0].Complete != 13 {
 		t.Fatalf("num_vals: %+v", f)
 	}
 	if _, err := f.NodeReader(f.Epochs[0], 0).NextRaw(); err == nil {
 		t.Fatal("nodes read with a bad sparse section")
 	}
 	// num_nz_cct_nodes = 0xffffffff.
-	if f := corrupt(6208, 0xff, 0xff, 0xff, 0xff); f == nil || f.Err == nil {
+	if f := corrupt(6208, 0xff, 0xff, 0xff, 0xff); f == nil || f.Problems.Err() == nil {
 		t.Fatalf("num_nz: %+v", f)
 	}
 	// CCT count larger than its section.
-	if f := corrupt(3072, 0, 0, 0, 0, 0, 0, 1, 0); f == nil || f.Err == nil || f.Epochs[0].Complete != 13 {
+	if f := corrupt(3072, 0, 0, 0, 0, 0, 0, 1, 0); f == nil || f.Problems.Err() == nil || f.Epochs[0].Complete != 13 {
 		t.Fatalf("cct count: %+v", f)
 	}
 	// Sections out of order in the footer.
@@ -406,7 +406,7 @@ func TestSparseBadInput(t *testing.T) {
 		t.Fatal("bad footer accepted")
 	}
 	// A metric id past the table is ignored; a bad "end!" fails the values.
-	if f := corrupt(6212+8, 0, 9); f == nil || f.Err != nil {
+	if f := corrupt(6212+8, 0, 9); f == nil || f.Problems.Err() != nil {
 		t.Fatalf("metric id: %+v", f)
 	}
 	for off := 6144; off < 6334; off++ {
@@ -423,7 +423,7 @@ func TestTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if tr.Version != "01.01" || tr.NumRecords != 13 || tr.RecordSize != 12 || tr.Err != nil {
+	if tr.Version != "01.01" || tr.NumRecords != 13 || tr.RecordSize != 12 || tr.Problems.Err() != nil {
 		t.Fatalf("%+v", tr)
 	}
 	s := make([]hpcrun.Sample, 20)
@@ -438,7 +438,7 @@ func TestTrace(t *testing.T) {
 		gen.WriteTrace(&b, "01.01", flags, samples)
 		b.WriteString("xyz")
 		tr, err := hpcrun.NewTrace(bytes.NewReader(b.Bytes()), int64(b.Len()))
-		if err != nil || tr.NumRecords != 100 || tr.Err == nil {
+		if err != nil || tr.NumRecords != 100 || tr.Problems.Err() == nil {
 			t.Fatalf("%v %+v", err, tr)
 		}
 		got := make([]hpcrun.Sample, 100)

@@ -163,7 +163,7 @@ func newSparseFile(f *File, r io.ReaderAt, size int64) (*File, error) {
 	f.r = sr
 	f.Epochs = []*Epoch{e}
 	if e.Complete < e.Announced {
-		f.Err = errAt("cct", c.off+int64(e.Complete)*rawNodeSize, "cct section ends after "+strconv.FormatUint(e.Complete, 10)+" complete nodes", e.Announced, decode.ErrTruncated)
+		f.Problems.Add(errAt("cct", c.off+int64(e.Complete)*rawNodeSize, "cct section ends after "+strconv.FormatUint(e.Complete, 10)+" complete nodes", e.Announced, decode.ErrTruncated))
 	}
 
 	c = newCursor(r, sec[5].End, sec[5].Start, "sparse metrics")
@@ -181,8 +181,8 @@ func newSparseFile(f *File, r io.ReaderAt, size int64) (*File, error) {
 	}
 	if c.err != nil {
 		sr.err = c.err
-		if f.Err == nil {
-			f.Err = c.err
+		if len(f.Problems) == 0 {
+			f.Problems.Add(c.err)
 		}
 	}
 	return f, nil

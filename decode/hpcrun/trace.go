@@ -22,8 +22,8 @@ type Trace struct {
 	HeaderSize int64
 	RecordSize int64
 	NumRecords int64
-	// Err reports trailing bytes that do not make a whole record.
-	Err error
+	// Problems reports trailing bytes that do not make a whole record.
+	Problems decode.Problems
 
 	r      io.ReaderAt
 	closer io.Closer
@@ -89,7 +89,7 @@ func NewTrace(r io.ReaderAt, size int64) (*Trace, error) {
 	body := size - t.HeaderSize
 	t.NumRecords = body / t.RecordSize
 	if rest := body % t.RecordSize; rest != 0 {
-		t.Err = errAt("trace", size-rest, "file ends inside a record ("+strconv.FormatInt(rest, 10)+" bytes)", nil, decode.ErrTruncated)
+		t.Problems.Add(errAt("trace", size-rest, "file ends inside a record ("+strconv.FormatInt(rest, 10)+" bytes)", nil, decode.ErrTruncated))
 	}
 	return t, nil
 }

@@ -130,7 +130,7 @@ type File struct {
 	// HeaderLines are the header text lines as stored, without '\n'.
 	HeaderLines []string
 	// Problems found while opening: the file is still readable up to them.
-	Problems []error
+	Problems decode.Problems
 
 	r      io.ReaderAt
 	size   int64
@@ -165,8 +165,8 @@ func (f *File) Size() int64 { return f.size }
 // NumFunctions is the number of functions whose address could be read.
 func (f *File) NumFunctions() int { return len(f.Addrs) }
 
-func errAt(section string, off int64, msg string, val any, err error) error {
-	return &decode.FormatError{Format: format, Section: section, Off: off, Msg: msg, Val: val, Err: err}
+func errAt(section string, off int64, msg string, val any, kind error) error {
+	return decode.ErrAt(format, section, off, msg, val, kind)
 }
 
 // Sniff reports whether the first bytes of an input of the given size
@@ -225,13 +225,13 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 	n := int64(f.StoredCount)
 	if fit := (size - 12) / wordSize; n > fit {
-		f.Problems = append(f.Problems, errAt("function addresses", 8,
+		f.Problems.Add(errAt("function addresses", 8,
 			fmt.Sprintf("function count %d cannot fit in %d bytes; reading the %d that fit", n, size, fit), nil, decode.ErrTruncated))
 		n = fit
 	}
 	if f.HeaderAddr <= size && f.HeaderAddr >= 12 && n > (f.HeaderAddr-12)/wordSize {
 		n = (f.HeaderAddr - 12) / wordSize
-		f.Problems = append(f.Problems, errAt("function addresses", 8,
+		f.Problems.Add(errAt("function addresses", 8,
 			fmt.Sprintf("function count %d runs into the header text at %d; reading %d", f.StoredCount, f.HeaderAddr, n), nil, decode.ErrFormat))
 	}
 	raw, err := readAt(r, size, 12, n*wordSize)
@@ -243,7 +243,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		f.Addrs[i] = binary.LittleEndian.Uint32(raw[4*i:])
 	}
 	if err := f.readHeaderText(); err != nil {
-		f.Problems = append(f.Problems, err)
+		f.Problems.Add(err)
 	}
 	return f, nil
 }

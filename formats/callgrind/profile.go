@@ -53,9 +53,7 @@ type profile struct {
 func newProfile(f *cg.File, path, prefix string, errs *vfs.Errors) *profile {
 	p := &profile{f: f, path: path}
 	p.prefix, p.errs = prefix, errs
-	for _, err := range f.Problems {
-		errs.Report(prefix+"header.txt", err)
-	}
+	errs.ReportAll(prefix+"header.txt", f.Problems)
 	p.load = func() *cg.Table {
 		n := 0
 		t := f.Summarize(func(err error) {

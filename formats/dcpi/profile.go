@@ -90,9 +90,7 @@ func (p *profile) open() (*dcpi.File, error) {
 
 // reportHeader adds the header's problems to _errors.txt at mount time.
 func (p *profile) reportHeader() {
-	for _, e := range p.hdr.Problems {
-		p.report(p.dir+"/header.txt", e)
-	}
+	p.errs.ReportAll(p.dir+"/header.txt", p.hdr.Problems)
 	if err := p.hdr.BodyErr(); err != nil {
 		p.report(p.dir, err)
 	}

@@ -145,7 +145,7 @@ func (c *cctCSV) seek() (done bool, err error) {
 			return true, ea.err
 		}
 		if e := c.f.Epochs[c.pos.epoch]; e.Complete < e.Announced {
-			return true, c.f.Err
+			return true, c.f.Problems.Err()
 		}
 		c.pos.epoch++
 		c.pos.node = 0
@@ -399,7 +399,7 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 			return dst, ea.err
 		}
 		if e.Complete < e.Announced {
-			return dst, c.f.Err
+			return dst, c.f.Problems.Err()
 		}
 		c.pos = cctPos{epoch: c.pos.epoch + 1}
 	}

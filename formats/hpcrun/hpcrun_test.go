@@ -373,7 +373,9 @@ func TestMeasurementsDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if d := time.Since(start); d > 200*time.Millisecond {
+	// opening reads no profile: it stays far below a second even under
+	// -race on a loaded machine (reading 1000 profiles would not)
+	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("mount took %v", d)
 	}
 	t.Logf("detect+open of %d files: %v", files, time.Since(start))

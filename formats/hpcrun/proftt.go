@@ -63,8 +63,8 @@ func (c *proftt) Next(dst []byte) ([]byte, error) {
 		c.part++
 		return dst, nil
 	case c.part == last:
-		if f.Err != nil {
-			return dst, f.Err
+		if f.Problems.Err() != nil {
+			return dst, f.Problems.Err()
 		}
 		c.part++
 		dst = append(dst, "\n[You look fine today! (num-epochs: "...)

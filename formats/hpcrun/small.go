@@ -131,7 +131,7 @@ func (p *profile) headerTxt() ([]byte, error) {
 		b = kv(b, nv.Name, nv.Value)
 	}
 	if f.Sparse != nil {
-		return sparseHeader(b, f), f.Err
+		return sparseHeader(b, f), f.Problems.Err()
 	}
 	for _, e := range f.Epochs {
 		pre := "epoch " + itoa(e.Index) + " "
@@ -149,7 +149,7 @@ func (p *profile) headerTxt() ([]byte, error) {
 		b = kv(b, pre+"num_cct_nodes", strconv.FormatUint(e.Announced, 10))
 		b = kv(b, pre+"node_size", strconv.FormatInt(e.NodeSize, 10))
 	}
-	return b, f.Err
+	return b, f.Problems.Err()
 }
 
 func boolDigit(v bool) string {
@@ -176,7 +176,7 @@ func (p *profile) metricsCSV() ([]byte, error) {
 			b = render.AppendCSVRow(b, row...)
 		}
 	}
-	return b, f.Err
+	return b, f.Problems.Err()
 }
 
 func (p *profile) loadmapCSV() ([]byte, error) {
@@ -190,7 +190,7 @@ func (p *profile) loadmapCSV() ([]byte, error) {
 			b = render.AppendCSVRow(b, itoa(e.Index), itoa(int(lm.ID)), lm.Name, string(render.AppendHex(nil, lm.Flags)))
 		}
 	}
-	return b, f.Err
+	return b, f.Problems.Err()
 }
 
 // sparseHeader ends header.txt for a 04.00 file: its sections, id tuple

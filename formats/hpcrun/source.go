@@ -213,9 +213,7 @@ func (p *profile) open() (*hpcrun.File, error) {
 			p.m.src.Errors.Report(p.name, p.err)
 			return
 		}
-		if p.f.Err != nil {
-			p.m.src.Errors.Report(p.name, p.f.Err)
-		}
+		p.m.src.Errors.ReportAll(p.name, p.f.Problems)
 	})
 	return p.f, p.err
 }

@@ -130,8 +130,8 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	}
 	n, err := c.t.ReadSamples(c.samples, c.i)
 	if err == io.EOF {
-		if c.t.Err != nil {
-			return dst, c.t.Err
+		if c.t.Problems.Err() != nil {
+			return dst, c.t.Problems.Err()
 		}
 		return dst, io.EOF
 	}

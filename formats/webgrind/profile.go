@@ -45,9 +45,7 @@ type table struct {
 
 func newProfile(f *wg.File, prefix string, errs *vfs.Errors) *profile {
 	p := &profile{f: f, hdr: wg.ParseHeaders(f.HeaderLines), prefix: prefix, errs: errs}
-	for _, err := range f.Problems {
-		errs.Report(prefix+"header.txt", err)
-	}
+	errs.ReportAll(prefix+"header.txt", f.Problems)
 	return p
 }
 
