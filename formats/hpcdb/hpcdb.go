@@ -86,12 +86,12 @@ func Open(path string) (*vfs.Source, error) {
 
 func open(path string, meta bool) (*vfs.Source, error) {
 	d := &db{dir: path, xmlPath: filepath.Join(path, "experiment.xml")}
-	version := "4.0"
+	name, version := "hpcdb", "4.0"
 	if meta {
 		d.metaPath = filepath.Join(path, "meta.db")
-		version = metaVersion(d.metaPath)
+		name, version = metaName, metaVersion(d.metaPath)
 	}
-	src := vfs.NewSource("hpcdb", version, path)
+	src := vfs.NewSource(name, version, path)
 	d.src = src
 	d.model.d = d
 	open := func(name string, fn func(string) error) {

@@ -15,11 +15,13 @@ import (
 
 // MetaFormat is the registry entry of the meta.db generation.
 var MetaFormat = vfs.Format{
-	Name:     "hpcdb-meta",
+	Name:     metaName,
 	Supports: "HPCToolkit databases of 2022.10 and later (meta.db + profile.db/cct.db/trace.db)",
 	Detect:   DetectMeta,
 	Open:     OpenMeta,
 }
+
+const metaName = "hpcdb-meta"
 
 // DetectMeta recognises a database directory of the meta.db generation by
 // the magic of its meta.db.
@@ -210,7 +212,7 @@ func (m *model) buildMetaMetrics() {
 func (d *db) metaMetricsCSV() ([]byte, error) {
 	m := d.model.get()
 	md := m.meta
-	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "metric", "scope", "scope_type", "propagation_index", "formula", "combine", "visible", "units")
+	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "metric", "scope", "scope_type", "propagation_index", "formula", "combine", "show", "units")
 	visible := map[int]bool{}
 	for _, c := range m.visible {
 		visible[c.id] = true
@@ -236,16 +238,23 @@ func (d *db) metaMetricsCSV() ([]byte, error) {
 			id := int(s.StatMetricID)
 			c := m.summary[m.sumIdx[id]]
 			sn, st, pi := scope(s.Scope)
-			b = render.AppendCSVRow(b, strconv.Itoa(id), "summary", c.name, c.column, mt.Name, sn, st, pi, s.Formula, hpcdb.CombineName(s.Combine), strconv.FormatBool(visible[id]), units)
+			b = render.AppendCSVRow(b, strconv.Itoa(id), "summary", c.name, c.column, mt.Name, sn, st, pi, s.Formula, hpcdb.CombineName(s.Combine), show(visible[id]), units)
 		}
 		for _, s := range mt.Scopes {
 			id := int(s.PropMetricID)
 			c := m.thread[m.threadIdx[id]]
 			sn, st, pi := scope(s.Scope)
-			b = render.AppendCSVRow(b, strconv.Itoa(id), "propagated", c.name, c.column, mt.Name, sn, st, pi, "", "", "false", units)
+			b = render.AppendCSVRow(b, strconv.Itoa(id), "propagated", c.name, c.column, mt.Name, sn, st, pi, "", "", "0", units)
 		}
 	}
 	return b, nil
+}
+
+func show(v bool) string {
+	if v {
+		return "1"
+	}
+	return "0"
 }
 
 // metaHeaderText decodes every section of meta.db.
@@ -325,7 +334,7 @@ func (d *db) metaHeaderText(b []byte, kv func(string, any)) []byte {
 // metaReadme is README.txt of a meta.db-generation database.
 func (d *db) metaReadme() []byte {
 	var b strings.Builder
-	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, meta.db generation (HPCToolkit 2022.10 and later; meta.db, profile.db, cct.db, trace.db version 4.x, little-endian).\n\n")
+	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, meta.db generation (HPCToolkit 2022.10 and later):\nmeta.db, profile.db, cct.db, trace.db of format version 4.x, little-endian.\n\n")
 	b.WriteString(`README.txt        this file
 _errors.txt       decode problems found so far (empty when none)
 raw/              the original files, byte for byte (metrics/*.yaml: hpcviewer's metric taxonomy)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/testdata"
@@ -294,5 +295,26 @@ func (v *metaView) checkTree(t *testing.T, dir string) {
 	}
 	if n := len(got) - 1; n < len(rows) {
 		t.Errorf("cct.csv has %d contexts, the oracle %d", n, len(rows))
+	}
+}
+
+// The in-process tree passes fstest.TestFS and reports no decode
+// problem (the mounted trees of two more databases are checked in
+// cmd/hpcfs; fstest reads every file many times, raw/ included).
+func TestMetaFS(t *testing.T) {
+	for _, dir := range []string{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-small")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			src, err := hpcdb.OpenMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			if err := fstest.TestFS(src.FS(), "README.txt", "header.txt", "metrics.csv", "profiles.csv", "cct.csv", "cct.txt", "procedures.csv", "contexts/0.csv", "profiles/summary.csv"); err != nil {
+				t.Fatal(err)
+			}
+			if lines := src.Errors.Lines(); len(lines) > 0 {
+				t.Errorf("_errors.txt: %q", lines)
+			}
+		})
 	}
 }
