@@ -43,11 +43,27 @@ func openFolder(path string) *vfs.Source {
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %s, each at its path in the folder:\n\n",
 		path, vfs.Count(len(sc.subs), "source"))
+	// The first component of each path may not take the root's own names
+	// (README.txt, _errors.txt, raw).
+	var tops []string
+	topIndex := map[string]int{}
+	for _, rel := range sc.rels {
+		top, _, _ := strings.Cut(rel, "/")
+		if _, ok := topIndex[top]; !ok {
+			topIndex[top] = len(tops)
+			tops = append(tops, top)
+		}
+	}
+	topNames := vfs.UniqueNames(tops, vfs.Reserved...)
+	src.Errors.ReportRenames("", tops, topNames)
 	for i, s := range sc.subs {
 		dir := src.Root
 		parts := strings.Split(sc.rels[i], "/")
 		for j, p := range parts {
 			name := vfs.SafeName(p)
+			if j == 0 {
+				name = topNames[topIndex[p]]
+			}
 			if j == len(parts)-1 {
 				dir.Add(name, s.Root)
 				break

@@ -121,7 +121,8 @@ func openDir(dir string) (*vfs.Source, error) {
 	if len(profiles) == 0 {
 		return nil, fmt.Errorf("%s: no readable callgrind profiles", dir)
 	}
-	dirNames := vfs.UniqueNames(opened)
+	dirNames := vfs.UniqueNames(opened, vfs.Reserved...)
+	src.Errors.ReportRenames("", opened, dirNames)
 	for i, p := range profiles {
 		*p = *newProfile(p.f, filepath.Join(dir, opened[i]), dirNames[i]+"/", src.Errors)
 		sub := src.Root.AddDir(dirNames[i])

@@ -125,7 +125,8 @@ func Open(path string) (*vfs.Source, error) {
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(f, profileExt)
 	}
-	names = vfs.UniqueNames(names)
+	fromData := names
+	names = vfs.UniqueNames(names, append(vfs.Reserved, "profiles.csv")...)
 	idx := make([]int, len(files))
 	for i := range idx {
 		idx[i] = i
@@ -147,6 +148,7 @@ func Open(path string) (*vfs.Source, error) {
 		m.profiles[k] = p
 	}
 	m.src.OnClose(m)
+	m.src.Errors.ReportRenames("", fromData, names)
 	root := m.src.Root
 	root.AddFile("README.txt", render.Bytes(m.readme, nil))
 	root.AddFile("profiles.csv", render.Bytes(m.profilesCSV, m.src.Errors.Reporter("profiles.csv")))

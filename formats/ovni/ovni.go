@@ -166,15 +166,27 @@ func Open(dir string) (*vfs.Source, error) {
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
+		var canon, disk []string
 		for _, p := range l.Procs {
-			pdir := ldir.AddDir("proc." + strconv.FormatInt(p.PID, 10))
+			canon = append(canon, "proc."+strconv.FormatInt(p.PID, 10))
+			disk = append(disk, filepath.Base(p.Dir))
+		}
+		procNames := idNames("loom."+l.Name, canon, disk, src.Errors)
+		for k, p := range l.Procs {
+			pdir := ldir.AddDir(procNames[k])
+			canon, disk = canon[:0], disk[:0]
+			for j := range p.Threads {
+				canon = append(canon, "thread."+strconv.FormatInt(t.threads[i+j].TID, 10))
+				disk = append(disk, filepath.Base(t.threads[i+j].Path))
+			}
+			threadNames := idNames("loom."+l.Name+"/"+procNames[k], canon, disk, src.Errors)
 			if p.MetadataPath != "" {
 				pdir.AddFile("metadata.json", render.Passthrough(p.MetadataPath))
 			}
-			for range p.Threads {
+			for j := range p.Threads {
 				th := t.threads[i]
 				i++
-				tdir := pdir.AddDir("thread." + strconv.FormatInt(th.TID, 10))
+				tdir := pdir.AddDir(threadNames[j])
 				where := th.Name()
 				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, render.IndexKey("ovni", "events.txt", th.Path), src.Errors.Reporter(where)))
 				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, render.IndexKey("ovni", "events.csv", append([]string{th.Path}, files...)...), src.Errors.Reporter(where)))
@@ -552,3 +564,29 @@ Example
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// idNames names the processes (or threads) of one directory by their id,
+// "proc.<pid>". Ids are numbers, so two entries can have the same one
+// (proc.010856 and proc.10856): then an entry whose name on disk is not
+// the plain spelling of its id keeps its name on disk, and an _errors.txt
+// line says so; any other clash gets "~2".
+func idNames(where string, canon, disk []string, errs *vfs.Errors) []string {
+	count := map[string]int{}
+	for _, c := range canon {
+		count[c]++
+	}
+	out := make([]string, len(canon))
+	for i, c := range canon {
+		out[i] = c
+		if count[c] > 1 && disk[i] != c {
+			out[i] = disk[i]
+		}
+	}
+	out = vfs.UniqueNames(out)
+	for i := range out {
+		if out[i] != canon[i] {
+			errs.Report(where+"/"+out[i], fmt.Errorf("%s on disk has the id of %s; mounted as %s", disk[i], canon[i], out[i]))
+		}
+	}
+	return out
+}

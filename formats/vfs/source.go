@@ -195,12 +195,19 @@ func SafeName(s string) string {
 
 func utf8RuneStart(b byte) bool { return b&0xc0 != 0x80 }
 
+// Reserved are the names every source's root holds itself.
+var Reserved = []string{"README.txt", "_errors.txt", "raw"}
+
 // UniqueNames makes each name safe and resolves collisions
-// deterministically: later duplicates (in input order) get "~2", "~3", ...
-// before any extension.
-func UniqueNames(names []string) []string {
+// deterministically: a name equal to one of reserved (hpcfs's own names in
+// that directory) or to an earlier one (in input order) gets "~2", "~3",
+// ... before any extension. Errors.ReportRenames lists the changes.
+func UniqueNames(names []string, reserved ...string) []string {
 	out := make([]string, len(names))
-	used := make(map[string]bool, len(names))
+	used := make(map[string]bool, len(names)+len(reserved))
+	for _, r := range reserved {
+		used[r] = true
+	}
 	for i, n := range names {
 		out[i] = SafeName(n)
 	}
@@ -211,6 +218,9 @@ func UniqueNames(names []string) []string {
 		}
 		ext := filepath.Ext(n)
 		base := strings.TrimSuffix(n, ext)
+		if base == "" { // ".hidden": the suffix goes after it
+			base, ext = n, ""
+		}
 		for k := 2; ; k++ {
 			cand := fmt.Sprintf("%s~%d%s", base, k, ext)
 			if !used[cand] {
@@ -221,4 +231,20 @@ func UniqueNames(names []string) []string {
 		}
 	}
 	return out
+}
+
+// ReportRenames adds an _errors.txt line for each entry whose name from
+// the data (names[i]) had to change to out[i] (from UniqueNames) because
+// it was taken; where is the directory ("" for the root).
+func (e *Errors) ReportRenames(where string, names, out []string) {
+	for i, n := range names {
+		if SafeName(n) == out[i] {
+			continue
+		}
+		at := out[i]
+		if where != "" {
+			at = where + "/" + at
+		}
+		e.Report(at, fmt.Errorf("named %q in the data; renamed, since %q is taken by hpcfs's own file or another entry", n, SafeName(n)))
+	}
 }

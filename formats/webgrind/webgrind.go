@@ -163,7 +163,8 @@ func openDir(dir string) (*vfs.Source, error) {
 	}
 	slices.Sort(vs)
 	src := vfs.NewSource("webgrind", strings.Join(vs, ","), dir)
-	dirNames := vfs.UniqueNames(names)
+	dirNames := vfs.UniqueNames(names, append(vfs.Reserved, "files.csv")...)
+	src.Errors.ReportRenames("", names, dirNames)
 	var rows [][]string
 	for i, p := range profiles {
 		src.OnClose(p.f)
