@@ -57,3 +57,28 @@ func BenchmarkEventsTxtSized(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventsTxtV3Sized is BenchmarkEventsTxtSized for a spec v3
+// trace (ovnidump -x lines).
+func BenchmarkEventsTxtV3Sized(b *testing.B) {
+	dir, _, err := gen.WriteLargeAs(b.TempDir(), gen.LayoutV3, 4, 250_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 128<<10)
+	for b.Loop() {
+		b.StopTimer()
+		src, err := Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, _ := src.FS().Open("events.txt")
+		info, _ := f.Stat()
+		b.SetBytes(info.Size())
+		r := f.(io.ReaderAt)
+		b.StartTimer()
+		for off := int64(0); off < info.Size(); off += int64(len(buf)) {
+			r.ReadAt(buf, off)
+		}
+	}
+}

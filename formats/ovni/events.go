@@ -2,6 +2,7 @@ package ovni
 
 import (
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
@@ -53,10 +54,26 @@ func (th *thread) appendLine(dst []byte, ev *ovni.Event, last int64) []byte {
 		dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2], ' ', ' ')
 		dst = append(dst, th.key...)
 	}
-	for _, c := range ev.Payload {
-		dst = append(dst, ':', hexDigits[c>>4], hexDigits[c&0xf])
+	return append(appendColonHex(dst, ev.Payload), '\n')
+}
+
+// colonHex holds ":xx" for every byte value.
+var colonHex = func() (t [256 * 3]byte) {
+	for i := range 256 {
+		t[3*i], t[3*i+1], t[3*i+2] = ':', hexDigits[i>>4], hexDigits[i&0xf]
 	}
-	return append(dst, '\n')
+	return t
+}()
+
+// appendColonHex appends ":xx" for every byte of p.
+func appendColonHex(dst, p []byte) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, 3*len(p))[:n+3*len(p)]
+	out := dst[n:]
+	for i, c := range p {
+		copy(out[3*i:3*i+3], colonHex[3*int(c):])
+	}
+	return dst
 }
 
 // lineLen is the length of appendLine's line without rendering it.

@@ -282,10 +282,11 @@ func WriteLargeAs(dir string, layout Layout, threads, n int) (string, int, error
 		tid := int64(1000 + t)
 		base := filepath.Join(pdir, "thread."+strconv.FormatInt(tid, 10))
 		obs, js := base, ""
-		var extra []string
+		cpus := 0
 		if t == 0 {
-			extra = V3Proc("bignode", 1000, tid, 1, 0, 0, threads)
+			cpus = threads // the thread that initialized the process lists the loom's CPUs
 		}
+		extra := V3Proc("bignode", 1000, tid, 1, 0, 0, cpus)
 		switch layout {
 		case LayoutObs:
 			obs = base + ".obs"
@@ -316,7 +317,13 @@ func WriteLargeAs(dir string, layout Layout, threads, n int) (string, int, error
 		var buf []byte
 		for i := 0; i < n; i++ {
 			clock += uint64(1 + rng.Intn(2000))
-			buf = AppendEvent(buf[:0], randomEvent(rng, clock))
+			c := clock
+			if layout != LayoutV1 {
+				// no two threads share a clock, so that every merge
+				// order (ovnidump's too) is the same
+				c = clock*uint64(threads) + uint64(t)
+			}
+			buf = AppendEvent(buf[:0], randomEvent(rng, c))
 			w.Write(buf)
 		}
 		if err := w.Flush(); err != nil {

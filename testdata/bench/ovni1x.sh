@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Benchmark events.txt of a spec v3 (ovni 1.11+) trace through a real mount
+# against ovnidump -x of ovni 1.14, which prints the same bytes: a synthetic
+# trace of 4 threads x 1,000,000 events (no two threads share a clock, so
+# that both merge orders agree). Prints both sides' wall time, throughput,
+# CPU time and peak RSS (/usr/bin/time -v), their ratios, and whether the
+# outputs are byte-identical. On a loaded machine compare the CPU times:
+# wall time then measures the other processes.
+#
+# Usage: testdata/bench/ovni1x.sh [OVNIDUMP]
+# OVNIDUMP is an ovnidump binary of ovni 1.14 (build it from the bsc-pm/ovni
+# sources, outside this repository); without it only hpcfs is measured.
+set -euo pipefail
+ovnidump=${1:-}
+cd "$(dirname "$0")/../.."
+threads=${THREADS:-4} events=${EVENTS:-1000000}
+work=$(mktemp -d)
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+go run ./testdata/cmd/genovni -layout v3 -threads "$threads" -events "$events" "$work/src" >/dev/null
+echo "input: $(du -sb "$work/src/ovni" | cut -f1) bytes of streams, $((threads * events)) events (spec v3)"
+mkdir "$work/mnt"
+ms() { date +%s%N; }
+rss() { grep -E 'Maximum resident set size' "$1" | awk '{print $NF " KB"}'; }
+cpu() { awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$1"; }
+
+/usr/bin/time -v -o "$work/time-hpcfs.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
+pid=$!
+until grep -qs " $work/mnt " /proc/mounts; do sleep 0.01; done
+size=$(stat -c %s "$work/mnt/events.txt")
+t0=$(ms); /usr/bin/time -v -o "$work/time-cat.txt" cat "$work/mnt/events.txt" > "$work/hpcfs.txt"; t1=$(ms)
+hpcfs_ms=$(( (t1 - t0) / 1000000 ))
+echo "hpcfs: cat events.txt through the mount (first stat done before): ${hpcfs_ms} ms wall, $(( size * 1000 / (t1 - t0) )) MB/s, $size bytes; cat used $(cpu "$work/time-cat.txt") s CPU"
+fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt"
+wait $pid || true
+echo "hpcfs: mount process (mount, first stat, cat) $(cpu "$work/time-hpcfs.txt") s CPU, peak RSS $(rss "$work/time-hpcfs.txt")"
+
+if [ -n "$ovnidump" ]; then
+  t0=$(ms)
+  /usr/bin/time -v -o "$work/time-ovnidump.txt" "$ovnidump" -x "$work/src/ovni" > "$work/ovnidump.txt" 2>/dev/null
+  t1=$(ms)
+  dump_ms=$(( (t1 - t0) / 1000000 ))
+  echo "ovnidump -x: ${dump_ms} ms wall, $(( $(stat -c %s "$work/ovnidump.txt") * 1000 / (t1 - t0) )) MB/s, $(cpu "$work/time-ovnidump.txt") s CPU, peak RSS $(rss "$work/time-ovnidump.txt")"
+  echo "throughput ratio hpcfs/ovnidump, wall: $(awk -v a="$dump_ms" -v b="$hpcfs_ms" 'BEGIN {printf "%.2f", a / b}')"
+  echo "throughput ratio hpcfs/ovnidump, CPU (hpcfs mount process + cat vs ovnidump): $(awk -v a="$(cpu "$work/time-ovnidump.txt")" -v b="$(cpu "$work/time-hpcfs.txt")" -v c="$(cpu "$work/time-cat.txt")" 'BEGIN {printf "%.2f", a / (b + c)}')"
+  if cmp -s "$work/hpcfs.txt" "$work/ovnidump.txt"; then echo "outputs: byte-identical"; else echo "outputs: DIFFER"; fi
+fi
