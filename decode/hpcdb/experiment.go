@@ -26,7 +26,13 @@ type Experiment struct {
 	TreeOffset  int64  // byte offset of SecCallPathProfileData
 	HasIDNames  bool
 	HasTraceTbl bool
+	// Problems are what was wrong but read anyway (NUL bytes in
+	// attribute values, replaced by U+FFFD); at most maxProblems.
+	Problems []error
 }
+
+// maxProblems bounds Experiment.Problems.
+const maxProblems = 20
 
 // An IDName maps an identifier kind to its name.
 type IDName struct {
@@ -156,12 +162,13 @@ func ParseExperiment(b []byte) (*Experiment, error) {
 }
 
 type xmlParser struct {
-	b     []byte
-	pos   int
-	x     *Experiment
-	stack []string
-	nodes []int32 // open CCT node indexes
-	attrs []attr
+	b      []byte
+	pos    int
+	x      *Experiment
+	stack  []string
+	nodes  []int32 // open CCT node indexes
+	attrs  []attr
+	tagOff int // byte offset of the current start tag
 	// current metric being filled
 	metric *Metric
 	inTree bool
@@ -272,6 +279,7 @@ func (p *xmlParser) startTag() (string, bool, error) {
 	}
 	name := string(b[p.pos+1 : k])
 	p.attrs = p.attrs[:0]
+	p.tagOff = start
 	for {
 		for k < len(b) && isSpace(b[k]) {
 			k++
@@ -336,9 +344,18 @@ func (p *xmlParser) get(name string) ([]byte, bool) {
 	return nil, false
 }
 
+// str is an attribute's text. A NUL (raw or &#0;) has no place in XML
+// text nor in the CSVs made from it: it becomes U+FFFD, and a problem.
 func (p *xmlParser) str(name string) string {
 	v, _ := p.get(name)
-	return unescape(v)
+	s := unescape(v)
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+		if len(p.x.Problems) < maxProblems {
+			p.x.Problems = append(p.x.Problems, p.fail(p.tagOff, "NUL byte in attribute "+name+" (shown as U+FFFD)", s))
+		}
+	}
+	return s
 }
 
 func (p *xmlParser) num(off int, name string, def int64) (int64, error) {

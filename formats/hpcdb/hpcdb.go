@@ -12,6 +12,7 @@ package hpcdb
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -140,6 +141,15 @@ func open(path string, meta bool) (*vfs.Source, error) {
 	if d.profile != nil {
 		src.AddInfo("profiles", len(d.profile.Profiles))
 	}
+	if d.profile != nil {
+		d.checkVersion("profile.db", d.profile.Header.Major, d.profile.Header.Minor)
+	}
+	if d.cct != nil {
+		d.checkVersion("cct.db", d.cct.Header.Major, d.cct.Header.Minor)
+	}
+	if d.trace != nil {
+		d.checkVersion("trace.db", d.trace.Header.Major, d.trace.Header.Minor)
+	}
 	d.numCtx = d.numContexts()
 	if d.profile != nil {
 		d.profile.CtxSpace = uint32(d.numCtx)
@@ -192,3 +202,17 @@ func (d *db) stream(gen render.Generator, where string) render.View {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// knownMinor is the newest minor version of profile.db, cct.db and
+// trace.db that hpcfs knows (4.0, HPCToolkit 2020 to 2024 alike).
+const knownMinor = 0
+
+// checkVersion reports a file of a newer minor version than hpcfs knows:
+// it is read as the known one (minor versions only add), which may miss
+// what was added, and the user should know that.
+func (d *db) checkVersion(file string, major, minor uint8) {
+	if minor > knownMinor {
+		d.src.Errors.Report(file, fmt.Errorf("version %d.%d is newer than the %d.%d hpcfs knows: read as %d.%d; what later versions added is not shown",
+			major, minor, major, knownMinor, major, knownMinor))
+	}
+}

@@ -97,6 +97,9 @@ func (d *db) buildModel() *model {
 	if x == nil {
 		x = &hpcdb.Experiment{}
 	}
+	for _, err := range x.Problems {
+		d.src.Errors.Report("experiment.xml", err)
+	}
 	if len(x.Nodes) == 0 {
 		x.Nodes = []hpcdb.Node{{Kind: hpcdb.NodeRoot, Parent: -1, Proc: -1, File: -1, Module: -1}}
 	}

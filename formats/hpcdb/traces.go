@@ -1,8 +1,10 @@
 package hpcdb
 
 import (
+	"fmt"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -27,7 +29,7 @@ func (d *db) traceEntries() []vfs.Entry {
 			if csv {
 				file = name + ".csv"
 			}
-			gen := &traceGen{d: d, m: m, line: i, csv: csv}
+			gen := &traceGen{d: d, m: m, line: i, csv: csv, where: "traces/" + file}
 			out = append(out, vfs.Entry{Name: file, Node: vfs.NewFile(d.stream(gen, "traces/"+file))})
 		}
 	}
@@ -39,10 +41,25 @@ func (d *db) traceEntries() []vfs.Entry {
 // are fixed-size records, so a checkpoint is a sample index and sizing
 // only reads the samples and adds up digit counts and path lengths.
 type traceGen struct {
-	d    *db
-	m    *model
-	line int
-	csv  bool
+	d     *db
+	m     *model
+	line  int
+	csv   bool
+	where string
+
+	unknown sync.Once // reports the first sample of a context defined nowhere
+}
+
+// checkCtx reports, once per view, a sample whose context id the
+// database defines nowhere: its function and path are left empty.
+func (g *traceGen) checkCtx(ctx uint32, k uint64) {
+	m := g.m
+	if int(ctx) < m.numCtx && m.ctxNode[ctx] >= 0 {
+		return
+	}
+	g.unknown.Do(func() {
+		g.d.src.Errors.Report(g.where, fmt.Errorf("sample %d has context id %d, which the database defines nowhere (function and path left empty; later ones are not listed)", k, ctx))
+	})
 }
 
 const traceBatch = 512
@@ -152,7 +169,8 @@ func (c *traceCursor) NextLen() (int64, error) {
 	}
 	m := c.g.m
 	var n int64
-	for _, x := range s {
+	for i, x := range s {
+		c.g.checkCtx(x.Ctx, c.k-1+uint64(i))
 		t := int64(x.Time - m.minTime)
 		n += int64(render.DecimalLen(x.Time)) + decLen(t) + int64(render.DecimalLen(uint64(x.Ctx)))
 		f := int32(-1)
@@ -191,7 +209,8 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	s, err := c.samples()
 	m := c.g.m
 	var path []byte
-	for _, x := range s {
+	for i, x := range s {
+		c.g.checkCtx(x.Ctx, c.k-1+uint64(i))
 		t := int64(x.Time - m.minTime)
 		f := int32(-1)
 		if int(x.Ctx) < m.numCtx {
