@@ -345,6 +345,10 @@ func TestSparseTree(t *testing.T) {
 	if !strings.Contains(txt, "\n100.00% 1.21026 0 ^Primary\n  100.00% 1.21026 0 | Main  \n") {
 		t.Errorf("cct.txt:\n%s", txt)
 	}
+	// The first trace record: time 0x17c96de9c60f6a78 ns, node 19 (the NoActvty placeholder).
+	if tr := readCSV(t, read(t, fsys, p+"trace.csv")); strings.Join(tr[1], ",") != "1714021984008891000,0,19,0,NoActvty,0x4e6f416374767479" {
+		t.Errorf("trace.csv row 1 %q", tr[1])
+	}
 	if !strings.Contains(string(read(t, fsys, "README.txt")), "Version 04.00") {
 		t.Error("README.txt says nothing of 04.00")
 	}

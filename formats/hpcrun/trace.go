@@ -172,7 +172,10 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			lm := c.l.lm[k]
 			dst = strconv.AppendUint(dst, uint64(lm), 10)
 			dst = append(dst, ',')
-			if int(lm) < len(c.l.field) {
+			switch {
+			case lm == 0 && c.l.e != nil && c.l.e.Sparse: // a placeholder, named as in cct.csv
+				dst = render.AppendCSVField(dst, hpcrun.PlaceholderName(c.l.ip[k]))
+			case int(lm) < len(c.l.field):
 				dst = append(dst, c.l.field[lm]...)
 			}
 			dst = append(dst, ",0x"...)
