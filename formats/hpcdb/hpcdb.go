@@ -165,6 +165,9 @@ func open(path string, meta bool) (*vfs.Source, error) {
 			d.files = append(d.files, p)
 		}
 	}
+	if meta {
+		d.checkFooters()
+	}
 	d.build()
 	return src, nil
 }

@@ -40,6 +40,21 @@ func DetectMeta(p string) (string, bool) {
 // OpenMeta builds the tree of the meta.db-generation database at p.
 func OpenMeta(p string) (*vfs.Source, error) { return open(p, true) }
 
+// checkFooters reports binary files of the meta.db generation that lack
+// their footer: a file that was cut or is still being written.
+func (d *db) checkFooters() {
+	type footed interface{ Footer() hpcdb.FooterStatus }
+	for _, f := range []struct {
+		name, footer string
+		file         footed
+		ok           bool
+	}{{"profile.db", hpcdb.ProfileFooter4, d.profile, d.profile != nil}, {"cct.db", hpcdb.CCTFooter4, d.cct, d.cct != nil}, {"trace.db", hpcdb.TraceFooter4, d.trace, d.trace != nil}} {
+		if f.ok && f.file.Footer() == hpcdb.FooterMissing {
+			d.src.Errors.Report(f.name, errString("no "+f.footer+" footer at the end: the file is cut or still being written"))
+		}
+	}
+}
+
 func metaVersion(p string) string {
 	b := head(p, 16)
 	if len(b) < 16 {
@@ -60,6 +75,9 @@ func (d *db) openMeta() (*hpcdb.Experiment, *hpcdb.MetaDB) {
 	}
 	for _, e := range md.Errs {
 		d.src.Errors.Report("meta.db", e)
+	}
+	if md.Footer() == hpcdb.FooterMissing {
+		d.src.Errors.Report("meta.db", errString("no "+hpcdb.MetaFooter+" footer at the end: the file is cut or still being written"))
 	}
 	x.Version = "meta.db " + strconv.Itoa(int(md.Major)) + "." + strconv.Itoa(int(md.Minor))
 	x.Title = md.Title

@@ -329,7 +329,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				dst = append(dst, ',')
 				if ni := m.ctxNode[ctx]; ni > 0 && m.meta != nil {
 					// the meta.db generation: line and address only where known
-					if nd := &m.x.Nodes[ni]; file != "" && nd.Kind != hpcdb.NodeEntry {
+					if nd := &m.x.Nodes[ni]; nd.File >= 0 {
 						dst = strconv.AppendInt(dst, line, 10)
 					}
 					dst = append(dst, ',')

@@ -1,6 +1,7 @@
 // Package hpcdb writes synthetic HPCToolkit databases of the experiment.xml
-// 4.0 generation (experiment.xml, profile.db, cct.db, trace.db) of any
-// shape, for tests and benchmarks. Output is deterministic for a Config.
+// 4.0 generation (experiment.xml, profile.db, cct.db, trace.db; Write) or
+// of the meta.db generation (meta.db, profile.db, cct.db, trace.db;
+// WriteMeta, meta.go) of any shape, for tests and benchmarks. Output is deterministic for a Config.
 //
 // The calling-context tree is a random depth-first walk whose context ids
 // follow document order. Only line (S) contexts carry sampled costs; a
@@ -32,6 +33,7 @@ type Config struct {
 	ValidCCT bool    // write cct.db values; false zero-fills its data area like the real files
 	GPU      bool    // identifier tuples with GPU device and stream kinds
 	Unlisted int     // contexts with values but no experiment.xml tag (ids past the tree)
+	Extra    int     // meta.db generation: bytes added to every extendable structure
 	Seed     uint64
 }
 
