@@ -191,6 +191,10 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("ovni\x02\x00\x00\x00"))
 	f.Add([]byte{0x13, 'Z', 'J', 'j', 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f})
 	corpus, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni", "*", "ovni", "*", "*", "thread.*"))
+	// the 1.x layouts: thread.<T>.obs and thread.<T>/stream.obs (small ones)
+	obs, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*.obs"))
+	v3, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*", "stream.obs"))
+	corpus = append(append(corpus, obs...), v3...)
 	for _, p := range corpus {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

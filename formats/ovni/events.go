@@ -98,13 +98,17 @@ func (th *thread) lineLen(clock uint64, last int64, payload int64) int64 {
 
 // appendPadded appends v as printf's %10ld (or %+10ld with plus).
 func appendPadded(dst []byte, v int64, plus bool) []byte {
-	for n := paddedLen(v, plus) - digitsLen(v, plus); n > 0; n-- {
-		dst = append(dst, ' ')
-	}
+	start := len(dst)
 	if plus && v >= 0 {
 		dst = append(dst, '+')
 	}
-	return strconv.AppendInt(dst, v, 10)
+	dst = strconv.AppendInt(dst, v, 10)
+	if pad := 10 - (len(dst) - start); pad > 0 {
+		dst = append(dst, "          "[:pad]...)
+		copy(dst[start+pad:], dst[start:len(dst)-pad])
+		copy(dst[start:start+pad], "          ")
+	}
+	return dst
 }
 
 func digitsLen(v int64, plus bool) int64 {
