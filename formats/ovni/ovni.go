@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/ovni"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
@@ -78,6 +79,17 @@ func (t *thread) open() (*ovni.Stream, error) {
 			return
 		}
 		t.stream, t.err = ovni.NewStream(f, fi.Size(), t.Name())
+		if t.err == nil && t.Layout != ovni.LayoutV1 && t.stream.Variant != ovni.WithHeader {
+			// ovni 1.1 and later always write the header; without it
+			// the bytes are no events
+			msg := "stream header missing (streams of ovni 1.1 and later start with \"ovni\" and a version)"
+			if fi.Size() == 0 {
+				msg = "empty stream: not even the stream header"
+			} else {
+				t.stream = nil
+			}
+			t.err = &decode.FormatError{Format: "ovni", Section: t.Name(), Msg: msg}
+		}
 	})
 	return t.stream, t.err
 }
@@ -554,7 +566,9 @@ Files
 
 A stream that ends inside an event keeps every complete event before the cut;
 _errors.txt names the file, the offset and the reason. An empty (0-byte) stream
-is an empty stream.
+is an empty stream (and, from ovni 1.1 on, where every stream starts with the
+8-byte header "ovni" + version, an _errors.txt line; a stream without that
+header shows no events).
 
 Example
   grep -c ' VTx ' events.txt

@@ -329,7 +329,7 @@ func TestDamagedV3Streams(t *testing.T) {
 	good := gen.RandomEvents(3, 40, 100)
 	js := gen.StreamJSON(3, "1.14.0", 1)
 	procs := []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
-		{TID: 1, Events: good, JSON: js}, {TID: 2, Events: good, JSON: js}, {TID: 3, Events: good, JSON: js},
+		{TID: 1, Events: good, JSON: js}, {TID: 2, Events: good, JSON: js}, {TID: 3, Events: good, JSON: js}, {TID: 4, Events: good, JSON: js},
 	}}}
 	dir, err := gen.Write(t.TempDir(), procs)
 	if err != nil {
@@ -340,6 +340,7 @@ func TestDamagedV3Streams(t *testing.T) {
 	last := len(gen.AppendEvent(nil, good[len(good)-1]))
 	os.WriteFile(t2, data[:len(data)-last+3], 0o644)
 	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.3/stream.obs"), []byte("ovn"), 0o644)
+	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.4/stream.obs"), nil, 0o644)
 	src := open(t, dir)
 	fsys := src.FS()
 	var want []byte
@@ -356,7 +357,13 @@ func TestDamagedV3Streams(t *testing.T) {
 	if !strings.Contains(errs, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", len(data)-last)) {
 		t.Errorf("_errors.txt does not place the cut:\n%s", errs)
 	}
-	if !strings.Contains(errs, "loom.n/proc.1/thread.3") {
+	if !strings.Contains(errs, "loom.n/proc.1/thread.3 at byte 0 (0x0): stream header missing") {
 		t.Errorf("_errors.txt does not name the stream of 3 bytes:\n%s", errs)
+	}
+	if !strings.Contains(errs, "loom.n/proc.1/thread.4 at byte 0 (0x0): empty stream") {
+		t.Errorf("_errors.txt does not name the empty stream:\n%s", errs)
+	}
+	if got := read(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
+		t.Errorf("a stream without its header shows events:\n%s", got)
 	}
 }
