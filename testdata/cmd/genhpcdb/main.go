@@ -1,7 +1,9 @@
-// Command genhpcdb writes a synthetic HPCToolkit 4.0 database for
-// benchmarks, e.g. the large case:
+// Command genhpcdb writes a synthetic HPCToolkit database for
+// benchmarks, of the 4.0 generation or (-meta) of the meta.db generation,
+// e.g. the issues' large case:
 //
 //	genhpcdb -threads 64 -contexts 200000 -metrics 4 -samples 1000000 DIR
+//	genhpcdb -meta -threads 64 -contexts 200000 -metrics 4 -samples 1000000 DIR
 package main
 
 import (
@@ -22,12 +24,18 @@ func main() {
 	flag.BoolVar(&c.ValidCCT, "valid-cct", false, "write cct.db values (default: zero-filled data area, like real files)")
 	flag.BoolVar(&c.GPU, "gpu", false, "GPU stream identifier tuples for half the profiles")
 	flag.Uint64Var(&c.Seed, "seed", 1, "random seed")
+	meta := flag.Bool("meta", false, "meta.db generation (HPCToolkit 2022.10 and later)")
+	flag.IntVar(&c.Extra, "extra", 0, "meta.db generation: bytes added to every extendable structure")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: genhpcdb [flags] DIR")
 		os.Exit(2)
 	}
-	if _, err := hpcdb.Write(flag.Arg(0), c); err != nil {
+	write := hpcdb.Write
+	if *meta {
+		write = hpcdb.WriteMeta
+	}
+	if _, err := write(flag.Arg(0), c); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -462,7 +462,7 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 }
 
 // cctChunk bounds the values held at once while writing cct.db.
-const cctChunk = 1 << 22
+const cctChunk = 1 << 25
 
 func (g *DB) writeCCT4(w *bufio.Writer) error {
 	x := g.Extra
