@@ -50,6 +50,33 @@ func TestUnknownSourceGetsOneShortLine(t *testing.T) {
 	}
 }
 
+// TestOvni1xIsRead checks that a spec v3 ovni trace (which versions before
+// issue 12 named as unsupported), even a broken one, is read as ovni.
+func TestOvni1xIsRead(t *testing.T) {
+	dir := t.TempDir()
+	th := filepath.Join(dir, "trace", "loom.n0", "proc.1", "thread.1")
+	os.MkdirAll(th, 0o755)
+	os.WriteFile(filepath.Join(th, "stream.obs"), []byte("ovni"), 0o644)
+	os.WriteFile(filepath.Join(th, "stream.json"), []byte("{}"), 0o644)
+	for _, p := range []string{filepath.Join(dir, "trace"), filepath.Join(dir, "trace", "loom.n0", "..")} {
+		f, _, err := Detect(p)
+		if err != nil || f.Name != "ovni" {
+			t.Fatalf("Detect(%s) = %v, %v", p, f, err)
+		}
+	}
+	src, err := Open(filepath.Join(dir, "trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := fs.ReadFile(src.FS(), "events.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if lines := src.Errors.Lines(); len(lines) < 2 {
+		t.Fatalf("_errors.txt = %q, want the cut stream header and the bad stream.json", lines)
+	}
+}
+
 // TestUnsupportedSignatures checks the messages for sources hpcfs knows
 // by their signature but does not read.
 func TestUnsupportedSignatures(t *testing.T) {
@@ -57,15 +84,10 @@ func TestUnsupportedSignatures(t *testing.T) {
 	db := filepath.Join(dir, "db")
 	os.MkdirAll(db, 0o755)
 	os.WriteFile(filepath.Join(db, "meta.db"), []byte("HPCTOOLKITmeta\x04\x00"), 0o644)
-	ovni1x := filepath.Join(dir, "trace", "loom.n0", "proc.1", "thread.1")
-	os.MkdirAll(ovni1x, 0o755)
-	os.WriteFile(filepath.Join(ovni1x, "stream.obs"), []byte("ovni"), 0o644)
-	os.WriteFile(filepath.Join(ovni1x, "stream.json"), []byte("{}"), 0o644)
 	archive := filepath.Join(dir, "run.zip")
 	os.WriteFile(archive, []byte("PK\x03\x04rest"), 0o644)
 	for _, c := range []struct{ path, want string }{
 		{filepath.Join(db, "meta.db"), "HPCToolkit meta database file: mount the database directory"},
-		{filepath.Join(dir, "trace"), "ovni 1.x trace"},
 		{archive, "zip archive: unpack it first"},
 	} {
 		f, _, err := Detect(c.path)

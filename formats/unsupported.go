@@ -3,7 +3,6 @@ package formats
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -47,12 +46,6 @@ func unsupported(path string) string {
 }
 
 func unsupportedDir(path string) string {
-	if m, _ := filepath.Glob(filepath.Join(path, "loom.*", "proc.*", "thread.*", "stream.obs")); len(m) > 0 {
-		return "ovni 1.x trace (stream.obs files): not supported by this version"
-	}
-	if m, _ := filepath.Glob(filepath.Join(path, "ovni", "loom.*", "proc.*", "thread.*", "stream.obs")); len(m) > 0 {
-		return "ovni 1.x trace (in ovni/): not supported by this version"
-	}
 	return ""
 }
 
