@@ -93,6 +93,7 @@ func (d *db) openMeta() (*hpcdb.Experiment, *hpcdb.MetaDB) {
 	for k, f := range md.Functions {
 		x.Procedures = append(x.Procedures, hpcdb.Procedure{ID: int64(k), Name: functionName(md, f)})
 	}
+	x.Procedures = append(x.Procedures, hpcdb.Procedure{ID: -1, Name: "<unknown function>", Fake: true})
 	for k, n := range md.EntryNames {
 		x.Procedures = append(x.Procedures, hpcdb.Procedure{ID: -2 - int64(k), Name: n, Fake: true})
 	}
@@ -160,7 +161,8 @@ func scopeName(md *hpcdb.MetaDB, scope int) string {
 // buildMetaMetrics makes the columns of a meta.db-generation database:
 // every summary statistic is a column of the summary profile (m.summary,
 // by statMetricId); those of the execution (inclusive) and function
-// (exclusive) scopes are the visible columns of cct.csv; every propagated
+// (exclusive) scopes are the visible columns of cct.csv (all summary
+// statistics when no metric has either scope); every propagated
 // sub-metric is a column of the thread profiles (m.thread, by
 // propMetricId).
 func (m *model) buildMetaMetrics() {
@@ -175,9 +177,10 @@ func (m *model) buildMetaMetrics() {
 	}
 	m.sumIdx = map[int]int{}
 	m.threadIdx = map[int]int{}
+	var all []metricCol // every summary statistic, for a database with neither scope
 	for i := range md.Metrics {
 		mt := &md.Metrics[i]
-		var visible []metricCol
+		var visible, summaries []metricCol
 		for _, s := range mt.Summaries {
 			tag, inc := scopeTag(md, s.Scope)
 			comb := hpcdb.CombineName(s.Combine)
@@ -187,15 +190,15 @@ func (m *model) buildMetaMetrics() {
 			}
 			name += " " + tag
 			id := int(s.StatMetricID)
-			col := metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc}
+			col := metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc, pair: mt.Name + "\x00" + comb + "\x00" + s.Formula}
 			if _, dup := m.sumIdx[id]; !dup {
 				m.sumIdx[id] = len(m.summary)
 				m.summary = append(m.summary, col)
 			}
-			sc := scopeName(md, s.Scope)
-			if sc == "execution" || sc == "function" {
-				e, _ := hpcdb.ParseFormula("$" + strconv.Itoa(id))
-				col.expr, col.percent = e, true
+			e, _ := hpcdb.ParseFormula("$" + strconv.Itoa(id))
+			col.expr, col.percent = e, true
+			summaries = append(summaries, col)
+			if sc := scopeName(md, s.Scope); sc == "execution" || sc == "function" {
 				visible = append(visible, col)
 			}
 		}
@@ -210,6 +213,7 @@ func (m *model) buildMetaMetrics() {
 			return 0
 		})
 		m.visible = append(m.visible, visible...)
+		all = append(all, summaries...)
 		for _, s := range mt.Scopes {
 			tag, inc := scopeTag(md, s.Scope)
 			id := int(s.PropMetricID)
@@ -220,6 +224,9 @@ func (m *model) buildMetaMetrics() {
 			m.threadIdx[id] = len(m.thread)
 			m.thread = append(m.thread, metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc})
 		}
+	}
+	if len(m.visible) == 0 {
+		m.visible = all
 	}
 }
 

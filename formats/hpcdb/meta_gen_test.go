@@ -70,6 +70,10 @@ func TestMetaGenerated(t *testing.T) {
 			if seen != n-1 {
 				t.Errorf("cct.csv lists %d tree contexts, want %d", seen, n-1)
 			}
+			// cct.txt shows a statistic's inclusive and exclusive columns
+			if txt, _ := fs.ReadFile(fsys, "cct.txt"); !strings.Contains(strings.SplitN(string(txt), "\n", 2)[0], ":Sum (I) / "+gen.MetricName(0)+":Sum (E))") {
+				t.Errorf("cct.txt header: %.200s", txt)
+			}
 			// metric columns
 			exCol, inCol := map[int]string{}, map[int]string{}
 			for _, r := range readCSV(t, fsys, "metrics.csv")[1:] {

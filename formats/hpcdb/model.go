@@ -69,6 +69,7 @@ type metricCol struct {
 	expr    *hpcdb.Expr
 	inc     bool
 	percent bool
+	pair    string // meta.db generation: metric, combine and formula; the inclusive and exclusive columns of one statistic share it
 }
 
 type lazyModel struct {
@@ -276,7 +277,11 @@ func (m *model) ctxName(c int) string {
 	case hpcdb.NodeEntry:
 		return m.procName(nd.Proc)
 	case hpcdb.NodeInstr:
-		return path.Base(m.modules[m.modOf[ni]]) + "@0x" + strconv.FormatUint(nd.Addr, 16)
+		mod, ok := m.modules[m.modOf[ni]]
+		if nd.Lex != hpcdb.LexInstruction || !ok {
+			return "<" + hpcdb.LexicalName(nd.Lex) + ">" // a lexical type of a later version, or no module
+		}
+		return path.Base(mod) + "@0x" + strconv.FormatUint(nd.Addr, 16)
 	}
 	return where()
 }

@@ -411,8 +411,9 @@ func (m *model) firstPair() (inc, exc int) {
 		return
 	}
 	mt := m.visible[inc].metric
+	pair := m.visible[inc].pair
 	for j, v := range m.visible {
-		if mt != nil && mt.HasPartner && v.id == mt.Partner {
+		if mt != nil && mt.HasPartner && v.id == mt.Partner || pair != "" && !v.inc && v.pair == pair && exc < 0 {
 			exc = j
 		}
 	}
