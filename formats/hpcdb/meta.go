@@ -175,12 +175,26 @@ func (m *model) buildMetaMetrics() {
 		}
 		return s
 	}
+	// docs/vocabulary.md: a metric's inclusive column comes first, the
+	// exclusive one right after it, then the other scopes
+	order := func(cols []metricCol) {
+		rank := func(c metricCol) int {
+			switch {
+			case c.inc:
+				return 0
+			case strings.HasSuffix(c.name, "(E)"):
+				return 1
+			}
+			return 2
+		}
+		slices.SortStableFunc(cols, func(a, b metricCol) int { return rank(a) - rank(b) })
+	}
 	m.sumIdx = map[int]int{}
 	m.threadIdx = map[int]int{}
 	var all []metricCol // every summary statistic, for a database with neither scope
 	for i := range md.Metrics {
 		mt := &md.Metrics[i]
-		var visible, summaries []metricCol
+		var visible, summaries, thread []metricCol
 		for _, s := range mt.Summaries {
 			tag, inc := scopeTag(md, s.Scope)
 			comb := hpcdb.CombineName(s.Combine)
@@ -190,39 +204,35 @@ func (m *model) buildMetaMetrics() {
 			}
 			name += " " + tag
 			id := int(s.StatMetricID)
-			col := metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc, pair: mt.Name + "\x00" + comb + "\x00" + s.Formula}
-			if _, dup := m.sumIdx[id]; !dup {
-				m.sumIdx[id] = len(m.summary)
-				m.summary = append(m.summary, col)
-			}
 			e, _ := hpcdb.ParseFormula("$" + strconv.Itoa(id))
-			col.expr, col.percent = e, true
+			col := metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc, expr: e, percent: true,
+				pair: mt.Name + "\x00" + comb + "\x00" + s.Formula}
 			summaries = append(summaries, col)
 			if sc := scopeName(md, s.Scope); sc == "execution" || sc == "function" {
 				visible = append(visible, col)
 			}
 		}
-		// docs/vocabulary.md: a metric's inclusive column comes first
-		slices.SortStableFunc(visible, func(a, b metricCol) int {
-			switch {
-			case a.inc && !b.inc:
-				return -1
-			case b.inc && !a.inc:
-				return 1
+		order(summaries)
+		order(visible)
+		for _, col := range summaries {
+			if _, dup := m.sumIdx[col.id]; !dup {
+				m.sumIdx[col.id] = len(m.summary)
+				m.summary = append(m.summary, col)
 			}
-			return 0
-		})
+		}
 		m.visible = append(m.visible, visible...)
 		all = append(all, summaries...)
 		for _, s := range mt.Scopes {
 			tag, inc := scopeTag(md, s.Scope)
-			id := int(s.PropMetricID)
-			if _, dup := m.threadIdx[id]; dup {
-				continue
-			}
 			name := mt.Name + " " + tag
-			m.threadIdx[id] = len(m.thread)
-			m.thread = append(m.thread, metricCol{id: id, name: name, column: uniq(columnName(name)), inc: inc})
+			thread = append(thread, metricCol{id: int(s.PropMetricID), name: name, column: uniq(columnName(name)), inc: inc})
+		}
+		order(thread)
+		for _, col := range thread {
+			if _, dup := m.threadIdx[col.id]; !dup {
+				m.threadIdx[col.id] = len(m.thread)
+				m.thread = append(m.thread, col)
+			}
 		}
 	}
 	if len(m.visible) == 0 {
