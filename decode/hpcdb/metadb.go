@@ -175,7 +175,7 @@ func EntryPointName(k uint16) string {
 }
 
 // A MetaDB is a decoded meta.db. Sections that fail to decode leave what
-// was decoded before the damage and an error in Errs.
+// was decoded before the damage and an error in Problems.
 type MetaDB struct {
 	file
 	Major, Minor uint8
@@ -198,8 +198,8 @@ type MetaDB struct {
 	EntryKinds []uint16
 	MaxCtx     int64 // largest context id
 
-	// Errs lists the problems found, in the order met.
-	Errs []error
+	// Problems lists what was malformed, in the order met.
+	Problems decode.Problems
 
 	strings    []byte // the Common String Table while decoding
 	strOff     uint64
@@ -247,7 +247,7 @@ func OpenMetaDB(path string) (*MetaDB, error) {
 // Footer reports how the file ends.
 func (m *MetaDB) Footer() FooterStatus { return m.footerSeen }
 
-func (m *MetaDB) fail(err error) { m.Errs = append(m.Errs, err) }
+func (m *MetaDB) fail(err error) { m.Problems.Add(err) }
 
 func (m *MetaDB) loadStrings() {
 	s := m.Sections[SecStrings]

@@ -73,9 +73,7 @@ func (d *db) openMeta() (*hpcdb.Experiment, *hpcdb.MetaDB) {
 		d.src.Errors.Report("meta.db", err)
 		return x, &hpcdb.MetaDB{}
 	}
-	for _, e := range md.Errs {
-		d.src.Errors.Report("meta.db", e)
-	}
+	d.src.Errors.ReportAll("meta.db", md.Problems)
 	if md.Footer() == hpcdb.FooterMissing {
 		d.src.Errors.Report("meta.db", errString("no "+hpcdb.MetaFooter+" footer at the end: the file is cut or still being written"))
 	}
