@@ -90,7 +90,7 @@ func (f *FS) Stat(name string) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if inputs != nil {
-		if err := inputs.Check(); err != nil {
+		if err := inputs.check(statRecheck); err != nil {
 			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 		}
 	}
@@ -193,7 +193,7 @@ func (f *openFile) Read(p []byte) (int, error) {
 func (f *openFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := f.view.ReadAt(p, off)
 	if f.inputs != nil {
-		if cerr := f.inputs.Check(); cerr != nil {
+		if cerr := f.inputs.checkRead(); cerr != nil {
 			return 0, cerr
 		}
 	}

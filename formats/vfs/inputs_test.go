@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,25 @@ func BenchmarkInputsCheck(b *testing.B) {
 		if err := in.Check(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestManyInputsRecheck: a source of many files is checked again on read
+// once the last check is older than readRecheck.
+func TestManyInputsRecheck(t *testing.T) {
+	dir := t.TempDir()
+	for i := range manyInputs + 1 {
+		os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)), []byte("x"), 0o644)
+	}
+	s := NewSource("test", "1", dir)
+	in := NewInputs(dir)
+	s.Watch(in)
+	if err := in.checkRead(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "f7"))
+	time.Sleep(2 * readRecheck)
+	if err := in.checkRead(); !errors.Is(err, ErrInputChanged) {
+		t.Fatalf("read check %v after a deletion", err)
 	}
 }
