@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 )
@@ -159,7 +160,7 @@ func synthetic1x(t *testing.T, layout gen.Layout, lib string) (string, []byte) {
 				p.Metadata = gen.Metadata(7, 0, 0, 2)
 			}
 			for _, tid := range []int64{pid + 10, pid + 2} {
-				evs := gen.RandomEvents(pid*tid, 1000, 1000)
+				evs := gen.RandomEvents(pid*tid, 3000, 1000) // events.txt spans segments (over 1 MiB)
 				for i := range evs {
 					evs[i].Clock = 1000 + uint64(i/3)*10
 				}
@@ -231,6 +232,17 @@ func TestSynthetic1xLayouts(t *testing.T) {
 			if lines := src.Errors.Lines(); len(lines) != 0 {
 				t.Fatalf("_errors.txt = %q", lines)
 			}
+			// A fresh open read at the end renders from a checkpoint,
+			// whose state carries every stream's previous clock.
+			f, err := open(t, dir).FS().Open("events.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tail := make([]byte, len(want)/3)
+			if n, _ := f.(io.ReaderAt).ReadAt(tail, int64(len(want)-len(tail))); !bytes.Equal(tail[:n], want[len(want)-len(tail):]) {
+				t.Fatal("the last third of events.txt, read first, differs")
+			}
+			f.Close()
 			sub, _ := fs.Sub(fsys, "loom.a/proc.4/thread.6")
 			if err := fstest.TestFS(sub, "events.txt", "events.csv"); err != nil {
 				t.Fatal(err)
@@ -365,5 +377,48 @@ func TestDamagedV3Streams(t *testing.T) {
 	}
 	if got := read(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
 		t.Errorf("a stream without its header shows events:\n%s", got)
+	}
+}
+
+// A second open reads the sizes and checkpoints (which carry each
+// stream's previous clock, for the delta form) from the on-disk index;
+// reads anywhere give the same bytes as the first open.
+func TestIndexed1x(t *testing.T) {
+	index := t.TempDir()
+	render.SetIndexDir(index)
+	defer render.SetIndexDir("")
+	for _, layout := range []gen.Layout{gen.LayoutObs, gen.LayoutV3} {
+		dir, _, err := gen.WriteLargeAs(t.TempDir(), layout, 2, 30_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		views := []string{"events.txt", "loom.bignode/proc.1000/thread.1001/events.txt", "loom.bignode/proc.1000/thread.1001/events.csv"}
+		want := map[string][]byte{}
+		for round := 0; round < 2; round++ {
+			fsys := open(t, dir).FS()
+			for _, v := range views {
+				if round == 0 {
+					want[v] = read(t, fsys, v)
+					continue
+				}
+				f, err := fsys.Open(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := want[v]
+				buf := make([]byte, 3000)
+				n, _ := f.(io.ReaderAt).ReadAt(buf, int64(len(w)-3000))
+				if !bytes.Equal(buf[:n], w[len(w)-3000:]) {
+					t.Fatalf("layout %d: tail of %s differs on the second open", layout, v)
+				}
+				f.Close()
+				if got := read(t, fsys, v); !bytes.Equal(got, w) {
+					t.Fatalf("layout %d: %s differs on the second open", layout, v)
+				}
+			}
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(index, "*.idx")); len(files) == 0 {
+		t.Fatal("no index files written")
 	}
 }
