@@ -106,8 +106,8 @@ type ProfileDB struct {
 	file
 	Header   ProfileHeader
 	Profiles []ProfileInfo // as many as the info section holds (fewer when truncated)
-	// InfoErr reports a Profile Info section shorter than NumProf entries.
-	InfoErr error
+	// Problems reports a Profile Info section shorter than NumProf entries.
+	Problems decode.Problems
 	// CtxSpace, when not 0, bounds the context ids (all are below it); Find
 	// uses it to guess where an id lies. Set it before any concurrent use.
 	CtxSpace uint32
@@ -132,12 +132,12 @@ func NewProfileDB(r io.ReaderAt, size int64) (*ProfileDB, error) {
 	for i := uint64(0); i < n; i++ {
 		off := int64(p.Header.InfoPtr + i*profInfoSize)
 		if p.Header.InfoPtr > math.MaxInt64/2 || off < 0 {
-			p.InfoErr = p.errAt(24, "profile info pointer out of range", p.Header.InfoPtr)
+			p.Problems.Add(p.errAt(24, "profile info pointer out of range", p.Header.InfoPtr))
 			break
 		}
 		var e [profInfoSize]byte
 		if err := p.readInto(e[:], off, "profile info"); err != nil {
-			p.InfoErr = err
+			p.Problems.Add(err)
 			break
 		}
 		p.Profiles = append(p.Profiles, ProfileInfo{TuplePtr: be.Uint64(e[0:]), MetadataPtr: be.Uint64(e[8:]),
@@ -172,28 +172,28 @@ func (p *ProfileDB) openV4() error {
 		TupleSize: secs[1].Size, TuplePtr: secs[1].Ptr}
 	b, err := p.sectionHeader(secs[0], 0x0d, "profile info", 0x10)
 	if err != nil {
-		p.InfoErr = err
+		p.Problems.Add(err)
 		return nil
 	}
 	h := &p.Header
 	h.ProfilesPtr, h.NumProf, h.ProfileSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
 	if h.ProfileSize < 0x2c {
-		p.InfoErr = p.errAt(int64(h.InfoPtr)+12, "profile info size too small", h.ProfileSize)
+		p.Problems.Add(p.errAt(int64(h.InfoPtr)+12, "profile info size too small", h.ProfileSize))
 		return nil
 	}
 	stride := uint64(h.ProfileSize)
 	n := uint64(h.NumProf)
 	if h.ProfilesPtr > uint64(p.size) {
-		p.InfoErr = p.truncAt(int64(h.InfoPtr), "profile infos past the end of the file")
+		p.Problems.Add(p.truncAt(int64(h.InfoPtr), "profile infos past the end of the file"))
 		return nil
 	}
 	if avail := (uint64(p.size) - h.ProfilesPtr) / stride; n > avail {
-		p.InfoErr = p.truncAt(int64(h.ProfilesPtr+avail*stride), "profile infos run past the end of the file")
+		p.Problems.Add(p.truncAt(int64(h.ProfilesPtr+avail*stride), "profile infos run past the end of the file"))
 		n = avail
 	}
 	raw, err := p.read(int64(h.ProfilesPtr), int64(n*stride), "profile infos")
 	if err != nil {
-		p.InfoErr = err
+		p.Problems.Add(err)
 		return nil
 	}
 	p.Profiles = make([]ProfileInfo, n)

@@ -50,8 +50,8 @@ type TraceDB struct {
 	file
 	Header TraceHeader
 	Lines  []TraceLine
-	// LinesErr reports a header section shorter than NumTraces entries.
-	LinesErr error
+	// Problems reports a header section shorter than NumTraces entries.
+	Problems decode.Problems
 }
 
 // NewTraceDB reads the header and trace headers of the trace.db in r.
@@ -68,12 +68,12 @@ func NewTraceDB(r io.ReaderAt, size int64) (*TraceDB, error) {
 		HdrSize: be.Uint64(b[24:]), HdrPtr: be.Uint64(b[32:])}
 	n := uint64(t.Header.NumTraces)
 	if t.Header.HdrPtr > uint64(size) {
-		t.LinesErr = t.truncAt(32, "trace header section past the end of the file")
+		t.Problems.Add(t.truncAt(32, "trace header section past the end of the file"))
 		return t, nil
 	}
 	avail := (uint64(size) - t.Header.HdrPtr) / traceHdrSize
 	if n > avail {
-		t.LinesErr = t.truncAt(int64(t.Header.HdrPtr+avail*traceHdrSize), "trace headers run past the end of the file")
+		t.Problems.Add(t.truncAt(int64(t.Header.HdrPtr+avail*traceHdrSize), "trace headers run past the end of the file"))
 		n = avail
 	}
 	hb, err := t.read(int64(t.Header.HdrPtr), int64(n*traceHdrSize), "trace headers")
@@ -113,28 +113,28 @@ func (t *TraceDB) openV4() error {
 	*h = TraceHeader{Major: major, Minor: minor, NumSec: 1, HdrSize: secs[0].Size, HdrPtr: secs[0].Ptr}
 	b, err := t.sectionHeader(secs[0], 0x20, "trace headers", 0x10)
 	if err != nil {
-		t.LinesErr = err
+		t.Problems.Add(err)
 		return nil
 	}
 	h.TracesPtr, h.NumTraces, h.TraceSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
 	h.MinTimestamp, h.MaxTimestamp = le.Uint64(b[16:]), le.Uint64(b[24:])
 	if h.TraceSize < 0x18 {
-		t.LinesErr = t.errAt(int64(h.HdrPtr)+12, "trace header size too small", h.TraceSize)
+		t.Problems.Add(t.errAt(int64(h.HdrPtr)+12, "trace header size too small", h.TraceSize))
 		return nil
 	}
 	stride := uint64(h.TraceSize)
 	n := uint64(h.NumTraces)
 	if h.TracesPtr > uint64(t.size) {
-		t.LinesErr = t.truncAt(int64(h.HdrPtr), "trace headers past the end of the file")
+		t.Problems.Add(t.truncAt(int64(h.HdrPtr), "trace headers past the end of the file"))
 		return nil
 	}
 	if avail := (uint64(t.size) - h.TracesPtr) / stride; n > avail {
-		t.LinesErr = t.truncAt(int64(h.TracesPtr+avail*stride), "trace headers run past the end of the file")
+		t.Problems.Add(t.truncAt(int64(h.TracesPtr+avail*stride), "trace headers run past the end of the file"))
 		n = avail
 	}
 	hb, err := t.read(int64(h.TracesPtr), int64(n*stride), "trace headers")
 	if err != nil {
-		t.LinesErr = err
+		t.Problems.Add(err)
 		return nil
 	}
 	t.Lines = make([]TraceLine, n)

@@ -89,6 +89,9 @@ type Trace struct {
 	Dir    string
 	Layout Layout
 	Looms  []*Loom
+	// Problems are entries whose names do not parse and streams of
+	// another layout: the rest of the trace is still usable.
+	Problems decode.Problems
 }
 
 // A Loom is one loom.<name> directory.
@@ -160,18 +163,18 @@ func TraceDir(dir string) (string, bool) {
 }
 
 // OpenTrace lists the looms, processes and threads of the trace in dir (or
-// dir/ovni). Entries whose names do not parse are returned as problems,
-// not as errors: the rest of the trace is still usable.
-func OpenTrace(dir string) (*Trace, []error, error) {
+// dir/ovni). Entries whose names do not parse are Trace.Problems, not
+// errors: the rest of the trace is still usable.
+func OpenTrace(dir string) (*Trace, error) {
 	root, ok := TraceDir(dir)
 	if !ok {
-		return nil, nil, fmt.Errorf("%s: no loom.* directories", dir)
+		return nil, fmt.Errorf("%s: no loom.* directories", dir)
 	}
 	tr := &Trace{Dir: root}
-	var problems []error
+	problems := &tr.Problems
 	des, err := os.ReadDir(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, de := range des {
 		name, ok := strings.CutPrefix(de.Name(), "loom.")
@@ -182,7 +185,7 @@ func OpenTrace(dir string) (*Trace, []error, error) {
 		ldir := filepath.Join(root, de.Name())
 		pdes, err := os.ReadDir(ldir)
 		if err != nil {
-			problems = append(problems, err)
+			problems.Add(err)
 			continue
 		}
 		for _, pde := range pdes {
@@ -192,11 +195,11 @@ func OpenTrace(dir string) (*Trace, []error, error) {
 			}
 			pid, err := strconv.ParseInt(ps, 10, 64)
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s/%s: process directory name is not proc.<pid>", de.Name(), pde.Name()))
+				problems.Add(fmt.Errorf("%s/%s: process directory name is not proc.<pid>", de.Name(), pde.Name()))
 				continue
 			}
 			proc := &Proc{Loom: loom, PID: pid, Dir: filepath.Join(ldir, pde.Name())}
-			problems = append(problems, proc.scan()...)
+			*problems = append(*problems, proc.scan()...)
 			loom.Procs = append(loom.Procs, proc)
 		}
 		slices.SortFunc(loom.Procs, func(a, b *Proc) int { return cmpInt(a.PID, b.PID) })
@@ -212,12 +215,12 @@ func OpenTrace(dir string) (*Trace, []error, error) {
 		case th.Layout == tr.Layout:
 		case th.Layout == LayoutObs && tr.Layout == LayoutV2:
 			th.Layout = LayoutV2
-			problems = append(problems, fmt.Errorf("%s.json missing", th.Name()))
+			problems.Add(fmt.Errorf("%s.json missing", th.Name()))
 		default:
-			problems = append(problems, fmt.Errorf("%s: stream of layout %s in a trace of %s", th.Name(), th.Layout, tr.Layout))
+			problems.Add(fmt.Errorf("%s: stream of layout %s in a trace of %s", th.Name(), th.Layout, tr.Layout))
 		}
 	}
-	return tr, problems, nil
+	return tr, nil
 }
 
 func cmpInt(a, b int64) int {
@@ -233,13 +236,13 @@ func cmpInt(a, b int64) int {
 // scan lists the process's streams in any of the layouts. Files that
 // belong to a stream that is not there (a JSON without its events, a
 // thread directory without stream.obs) are problems.
-func (p *Proc) scan() []error {
+func (p *Proc) scan() decode.Problems {
 	des, err := os.ReadDir(p.Dir)
 	if err != nil {
-		return []error{err}
+		return decode.Problems{err}
 	}
 	where := fmt.Sprintf("loom.%s/proc.%d", p.Loom.Name, p.PID)
-	var problems []error
+	var problems decode.Problems
 	jsons := map[int64]string{}
 	for _, de := range des {
 		if de.Name() == "metadata.json" && de.Type().IsRegular() {
@@ -284,7 +287,7 @@ func (p *Proc) scan() []error {
 			if errors.Is(err, fs.ErrNotExist) {
 				err = fmt.Errorf("%s/%s: stream missing: %s absent", where, de.Name(), filepath.Base(th.Path))
 			}
-			problems = append(problems, err)
+			problems.Add(err)
 			continue
 		}
 		th.Size = info.Size()

@@ -37,8 +37,8 @@ func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 	b = appendI64(b, h.TuplePtr)
 	b = append(b, ")\n]\n"...)
 	parts := []render.Part{render.TextPart(string(b))}
-	if p.InfoErr != nil {
-		return append(parts, render.ErrPart(p.InfoErr))
+	if err := p.Problems.Err(); err != nil {
+		return append(parts, render.ErrPart(err))
 	}
 	b = append(b[:0], "[Profile informations for "...)
 	b = appendI32(b, h.NumProf)
@@ -325,8 +325,8 @@ func traceDumpParts(t *hpcdb.TraceDB) []render.Part {
 		b = appendI64(b, l.End)
 		b = append(b, ")]\n"...)
 	}
-	if t.LinesErr != nil {
-		return []render.Part{render.TextPart(string(b)), render.ErrPart(t.LinesErr)}
+	if err := t.Problems.Err(); err != nil {
+		return []render.Part{render.TextPart(string(b)), render.ErrPart(err)}
 	}
 	b = append(b, "]\n"...)
 	parts := []render.Part{render.TextPart(string(b))}

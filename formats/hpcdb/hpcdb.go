@@ -108,9 +108,7 @@ func open(path string, meta bool) (*vfs.Source, error) {
 		d.profile, err = hpcdb.OpenProfileDB(p)
 		if err == nil {
 			src.OnClose(d.profile)
-			if d.profile.InfoErr != nil {
-				src.Errors.Report("profile.db", d.profile.InfoErr)
-			}
+			src.Errors.ReportAll("profile.db", d.profile.Problems)
 		}
 		return err
 	})
@@ -125,9 +123,7 @@ func open(path string, meta bool) (*vfs.Source, error) {
 		d.trace, err = hpcdb.OpenTraceDB(p)
 		if err == nil {
 			src.OnClose(d.trace)
-			if d.trace.LinesErr != nil {
-				src.Errors.Report("trace.db", d.trace.LinesErr)
-			}
+			src.Errors.ReportAll("trace.db", d.trace.Problems)
 		}
 		return err
 	})

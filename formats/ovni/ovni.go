@@ -35,7 +35,7 @@ func detect(path string) (string, bool) {
 	if err != nil || !fi.IsDir() {
 		return "", false
 	}
-	tr, _, err := ovni.OpenTrace(path)
+	tr, err := ovni.OpenTrace(path)
 	if err != nil {
 		return "", false
 	}
@@ -135,7 +135,7 @@ func (t *trace) baseClock() uint64 {
 
 // Open builds the tree of the trace in dir (or dir/ovni).
 func Open(dir string) (*vfs.Source, error) {
-	tr, problems, err := ovni.OpenTrace(dir)
+	tr, err := ovni.OpenTrace(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -160,9 +160,7 @@ func Open(dir string) (*vfs.Source, error) {
 	variant := t.variant()
 	src := vfs.NewSource("ovni", variant, dir)
 	t.errors = src.Errors
-	for _, p := range problems {
-		src.Errors.Report("trace", p)
-	}
+	src.Errors.ReportAll("trace", tr.Problems)
 	for _, p := range metaProblems {
 		src.Errors.Report(p.where, p.err)
 	}
