@@ -25,7 +25,7 @@ run() { # name maxchunk
 	echo "== $name: $(stat -c %s "$work/$name.prof") bytes, $addresses sampled addresses, chunks of 1..$maxchunk counts"
 	local t0 t1 pid size m="$work/mnt/$name.prof"
 	t0=$(ms)
-	/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/$name.prof" "$work/mnt" &
+	/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/$name.prof" "$work/mnt" &
 	pid=$!
 	until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
 	t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"

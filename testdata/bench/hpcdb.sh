@@ -23,7 +23,7 @@ best=1000000; for i in 1 2 3 4 5; do t=$(date +%s%N); cat "$tmp/small.txt" > /de
 echo "cat of a small regular file (shell + process start): best of 5 $best ms"
 sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 t=$(date +%s%N)
-/usr/bin/time -v -o "$tmp/time.txt" "$tmp/hpcfs" --index-dir "$tmp/index" mount "$tmp/db" "$mnt" 2>"$tmp/log.txt" &
+/usr/bin/time -v -o "$tmp/time.txt" "$tmp/hpcfs" --index-dir "$tmp/index" mount -f "$tmp/db" "$mnt" 2>"$tmp/log.txt" &
 until [ -e "$mnt/README.txt" ]; do sleep 0.005; done
 echo "mount ready: $(ms $t) ms"
 t=$(date +%s%N); size=$(stat -c %s "$mnt/cct.csv"); echo "first stat cct.csv: $(ms $t) ms ($size bytes)"
@@ -50,7 +50,7 @@ fusermount3 -u "$mnt"
 wait
 grep -E 'Maximum resident set size' "$tmp/time.txt"
 # second mount: sizes come from the on-disk index
-"$tmp/hpcfs" --index-dir "$tmp/index" mount "$tmp/db" "$mnt" 2>>"$tmp/log.txt" &
+"$tmp/hpcfs" --index-dir "$tmp/index" mount -f "$tmp/db" "$mnt" 2>>"$tmp/log.txt" &
 until [ -e "$mnt/README.txt" ]; do sleep 0.005; done
 t=$(date +%s%N); stat -c %s "$mnt/cct.csv" > /dev/null; echo "second mount: first stat cct.csv: $(ms $t) ms"
 t=$(date +%s%N); ls "$mnt/traces" > /dev/null; echo "second mount: ls traces/: $(ms $t) ms"

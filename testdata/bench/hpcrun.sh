@@ -24,7 +24,7 @@ el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
 rate() { echo "$(( $1 / (($3 - $2) / 1000 + 1) )) MB/s"; }
 mkdir "$work/mnt" "$work/mnt2"
 t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/big.hpcrun" "$work/mnt" &
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/big.hpcrun" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
 t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
@@ -42,7 +42,7 @@ grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process
 
 # cct.csv from a cold start: sizing (inclusive sums) and reading together.
 t0=$(ms)
-"$work/hpcfs" mount --log-level warn --index-dir "" "$work/big.hpcrun" "$work/mnt" &
+"$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/big.hpcrun" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
 t1=$(ms)
@@ -53,7 +53,7 @@ kill -TERM $pid; wait $pid || true
 # A second mount with an index directory sizes the big views from the
 # on-disk index instead of measuring them again.
 for round in first second; do
-	"$work/hpcfs" mount --log-level warn --index-dir "$work/index" "$work/big.hpcrun" "$work/mnt" &
+	"$work/hpcfs" mount -f --log-level warn --index-dir "$work/index" "$work/big.hpcrun" "$work/mnt" &
 	pid=$!
 	until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
 	for v in cct.csv cct.txt; do
@@ -65,7 +65,7 @@ done
 
 go run ./testdata/cmd/genhpcrun -files "$files" -nodes 200 -metrics 2 -o "$work/meas"
 t0=$(ms)
-/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/meas" "$work/mnt2" &
+/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/meas" "$work/mnt2" &
 pid=$!
 until grep -qs " $work/mnt2 " /proc/mounts; do sleep 0.001; done
 t1=$(ms); echo "measurements directory of $files profiles: mount ready $(el $t0 $t1) (includes process start)"

@@ -13,7 +13,7 @@ echo "input: $(du -sb "$work/src/ovni" | cut -f1) bytes of streams, $((threads *
 mkdir "$work/mnt"
 ms() { date +%s%N; }
 t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
 t1=$(ms); echo "mount ready: $(( (t1 - t0) / 1000000 )) ms (includes process start)"
@@ -31,13 +31,13 @@ grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process
 
 # A second mount of the same trace reads sizes and checkpoints from the
 # on-disk index instead of measuring again.
-/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
+/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
 t0=$(ms); stat -c %s "$work/mnt/events.txt" >/dev/null; t1=$(ms)
 echo "first stat of events.txt, first mount with an index dir: $(( (t1 - t0) / 1000000 )) ms"
 pkill -TERM -P $pid; wait $pid || true
-/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
+/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
 t0=$(ms); stat -c %s "$work/mnt/events.txt" >/dev/null; t1=$(ms)

@@ -17,7 +17,7 @@ mkdir "$work/mnt"
 ms() { date +%s%N; }
 el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
 t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount --log-level warn --index-dir "" "$work/callgrind.out.webgrind" "$work/mnt" &
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/callgrind.out.webgrind" "$work/mnt" &
 pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
 t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"

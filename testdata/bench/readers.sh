@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Memory under parallel readers: a synthetic ovni v1 trace of 4 threads x
+# 1,000,000 events mounted once, then READERS (default 32) readers at once,
+# each reading every view of the trace (events.txt, per-thread events.txt
+# and events.csv) in its own order; every reader's checksums must equal a
+# single reader's. Prints the wall time and the peak RSS of hpcfs.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+threads=${THREADS:-4} events=${EVENTS:-1000000} readers=${READERS:-32}
+work=$(mktemp -d)
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+go run ./testdata/cmd/genovni -threads "$threads" -events "$events" "$work/src" >/dev/null
+mkdir "$work/mnt"
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
+pid=$!
+until grep -qs " $work/mnt " /proc/mounts; do sleep 0.01; done
+(cd "$work/mnt" && find . -name 'events.*' -type f | sort) > "$work/views"
+(cd "$work/mnt" && xargs md5sum < "$work/views") > "$work/want"
+echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
+t0=$(date +%s%N)
+pids=()
+for r in $(seq "$readers"); do
+	(cd "$work/mnt" && shuf --random-source=<(yes "$r") "$work/views" | xargs md5sum | sort -k2 > "$work/got.$r") &
+	pids+=($!)
+done
+wait "${pids[@]}"
+t1=$(date +%s%N)
+bad=0
+for r in $(seq "$readers"); do cmp -s <(sort -k2 "$work/want") "$work/got.$r" || bad=$((bad + 1)); done
+echo "$readers readers x $(wc -l < "$work/views") views: $(( (t1 - t0) / 1000000 )) ms, $bad readers saw different bytes"
+kill -TERM $(pgrep -P $pid) 2>/dev/null || kill -TERM $pid; wait $pid || true
+grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
