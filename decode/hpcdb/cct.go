@@ -60,6 +60,10 @@ type MetricIdx struct {
 type CCTDB struct {
 	file
 	Header CCTHeader
+	// InfoErr reports a meta.db-generation Context Info array that runs
+	// past the end of the file; Header.NumCtx then counts the whole
+	// entries only.
+	InfoErr error
 }
 
 // NewCCTDB reads the header of the cct.db in r.
@@ -78,6 +82,10 @@ func NewCCTDB(r io.ReaderAt, size int64) (*CCTDB, error) {
 		c.Header.CtxsPtr, c.Header.NumCtx, c.Header.CtxSize = le.Uint64(b), le.Uint32(b[8:]), b[12]
 		if c.Header.CtxSize < 0x20 {
 			return nil, c.errAt(int64(secs[0].Ptr)+12, "context info size too small", c.Header.CtxSize)
+		}
+		if avail := (uint64(size) - min(c.Header.CtxsPtr, uint64(size))) / uint64(c.Header.CtxSize); uint64(c.Header.NumCtx) > avail {
+			c.InfoErr = c.truncAt(int64(min(c.Header.CtxsPtr+avail*uint64(c.Header.CtxSize), uint64(size))), "context infos run past the end of the file")
+			c.Header.NumCtx = uint32(avail)
 		}
 		return c, nil
 	}

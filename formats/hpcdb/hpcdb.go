@@ -116,6 +116,9 @@ func open(path string, meta bool) (*vfs.Source, error) {
 		d.cct, err = hpcdb.OpenCCTDB(p)
 		if err == nil {
 			src.OnClose(d.cct)
+			if d.cct.InfoErr != nil {
+				src.Errors.Report("cct.db", d.cct.InfoErr)
+			}
 		}
 		return err
 	})

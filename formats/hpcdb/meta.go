@@ -112,6 +112,12 @@ func (d *db) openMeta() (*hpcdb.Experiment, *hpcdb.MetaDB) {
 	}
 	x.Nodes = md.Contexts
 	x.MaxCtx = md.MaxCtx
+	// context ids are dense: one far past both the tree and cct.db is
+	// damage, and would size every per-context table
+	if limit := max(int64(d.numCtx), 2*int64(len(md.Contexts))+1024); x.MaxCtx >= limit {
+		d.src.Errors.Report("meta.db", errString("context id "+strconv.FormatInt(x.MaxCtx, 10)+" is far past the "+strconv.Itoa(len(md.Contexts))+" contexts of the tree; contexts with ids from "+strconv.FormatInt(limit, 10)+" on are left out"))
+		x.MaxCtx = limit - 1
+	}
 	if d.trace != nil && d.trace.Meta() {
 		h := d.trace.Header
 		x.TraceDBs = []hpcdb.TraceTime{{MinTime: h.MinTimestamp, MaxTime: h.MaxTimestamp, Units: 1e9}}

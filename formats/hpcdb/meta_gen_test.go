@@ -194,3 +194,40 @@ func TestMetaDamaged(t *testing.T) {
 		}
 	}
 }
+
+// A context id far past the tree (a damaged or hostile meta.db) does not
+// size the per-context tables: the context is left out and said so.
+func TestMetaHugeContextID(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteMeta(dir, gen.Config{Threads: 2, Contexts: 100, Metrics: 1, Samples: 5, Seed: 6}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "meta.db")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := func(off uint64) uint64 {
+		var v uint64
+		for i := 7; i >= 0; i-- {
+			v = v<<8 | uint64(b[off+uint64(i)])
+		}
+		return v
+	}
+	entry := le(le(0x48)) // the Context section's pEntryPoints
+	copy(b[entry+16:], []byte{0xF0, 0xFF, 0xFF, 0xFF})
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := hpcdb.OpenMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if _, err := fs.ReadFile(src.FS(), "cct.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(src.Errors.Lines(), "\n"), "far past") {
+		t.Errorf("_errors.txt: %q", src.Errors.Lines())
+	}
+}

@@ -122,7 +122,9 @@ func (d *db) buildModel() *model {
 	if d.cct != nil {
 		n = max(n, int(d.cct.Header.NumCtx))
 	}
-	if d.profile != nil && len(d.profile.Profiles) > 0 {
+	if m.meta != nil {
+		n = max(n, d.numCtx) // openMeta bounded MaxCtx
+	} else if d.profile != nil && len(d.profile.Profiles) > 0 {
 		if k := d.profile.Profiles[0].NumCtxs; k > 0 {
 			if pairs, err := d.profile.CtxPairs(0, uint64(k-1), 1, nil); err == nil && int(pairs[0].Ctx) < 1<<26 {
 				n = max(n, int(pairs[0].Ctx)+1)

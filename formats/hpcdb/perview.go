@@ -51,7 +51,12 @@ func (d *db) numContexts() int {
 	}
 	if d.profile != nil && len(d.profile.Profiles) > 0 {
 		if k := d.profile.Profiles[0].NumCtxs; k > 0 {
-			if pairs, err := d.profile.CtxPairs(0, uint64(k-1), 1, nil); err == nil && pairs[0].Ctx < 1<<26 {
+			// meta.db generation: ids are dense; a far larger one is damage
+			limit := uint32(1 << 26)
+			if d.metaPath != "" {
+				limit = uint32(min(4*uint64(k)+1<<16, 1<<26))
+			}
+			if pairs, err := d.profile.CtxPairs(0, uint64(k-1), 1, nil); err == nil && pairs[0].Ctx < limit {
 				return int(pairs[0].Ctx) + 1
 			}
 		}
