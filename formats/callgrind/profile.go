@@ -91,6 +91,11 @@ func (m *model) build(dir *vfs.Dir, withFile bool) {
 	dir.AddFile("functions.csv", render.Stream(render.GeneratorFunc(m.functionsCSV), m.reporter("functions.csv")))
 	dir.AddFile("calls.csv", render.Stream(render.GeneratorFunc(m.callsCSV), m.reporter("calls.csv")))
 	dir.Add("functions", vfs.Lazy(m.functionDirs))
+	title := strings.TrimSuffix(m.prefix, "/")
+	if title == "" {
+		title = "profile"
+	}
+	m.addInterchange(dir, title)
 	if !withFile {
 		dir.AddFile("header.txt", render.Bytes(func() ([]byte, error) { return m.sumHeader(), nil }, nil))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 )
 
 var errEOF = io.EOF
@@ -170,6 +171,11 @@ lines.csv       file,line,[instr,]function,module,<event>...: one row per self c
                 order (sum them per file and line with awk for an annotated listing)
 _errors.txt     problems found so far (line and byte offset)
 raw/            the original file
+`)
+	b.WriteString(interchange.ProfileReadme(metrics(h.Events)))
+	b.WriteString(`  The call graph has no contexts: stacks are expanded from the functions nobody calls,
+  each call taking its share of the caller's cost (as gprof and speedscope do); self
+  costs left over (recursion, rounding) are stacks of their function alone.
 
 Costs are the file's integer counts, one column per event, unit as the event says
 (valgrind: counts; Xdebug Time_(10ns): units of 10 ns, Memory_(bytes): bytes).

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -62,6 +63,19 @@ Version 04.00 (sparse, HPCToolkit 2022.10+)
   Adds: header.txt lists the sections, the id tuple (kind(interpretation): physical logical) and the
   id-tuple dictionary; module_id 0 nodes are placeholders whose 8-character name is stored in
   the ip (module in cct.csv, the location in cct.txt and trace.txt).
+
+`)
+	b.WriteString(interchange.ProfileReadme(nil))
+	b.WriteString(`  in every <profile>/. Frames are module+0xip as in cct.txt (merged when equal),
+  the synthetic root left out. Integer metrics keep their unit; Real metrics in seconds
+  become integer nanoseconds (<metric>_ns; other Real metrics are scaled by 1e9, _e9).
+
+`)
+	b.WriteString(interchange.TraceReadme())
+	b.WriteString(`  (with .hpctrace files) trace/<profile>.json; pid is the MPI rank, tid the thread id.
+  A run of samples in one CCT node is one X event (until the next sample), named by its
+  location; a thread's last run of one sample is an instant event. ts counts from the
+  earliest sample of all traces.
 `)
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {

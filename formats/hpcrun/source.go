@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -152,8 +153,15 @@ func Open(path string) (*vfs.Source, error) {
 	root := m.src.Root
 	root.AddFile("README.txt", render.Bytes(m.readme, nil))
 	root.AddFile("profiles.csv", render.Bytes(m.profilesCSV, m.src.Errors.Reporter("profiles.csv")))
+	var traced []*profile
 	for _, p := range m.profiles {
 		root.Add(p.name, vfs.Lazy(p.entries))
+		if p.tracePath != "" {
+			traced = append(traced, p)
+		}
+	}
+	if len(traced) > 0 {
+		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter)
 	}
 	m.src.AddInfo("profiles", len(files))
 	m.src.AddInfo("traces", len(traces))
@@ -275,6 +283,7 @@ func (p *profile) entries() []vfs.Entry {
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
 	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", p.path), rep("cct.csv")))
 	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), render.IndexKey("hpcrun", "cct.txt", p.path), rep("cct.txt")))
+	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
 	if p.tracePath != "" {
 		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, render.IndexKey("hpcrun", "trace.txt", p.path, p.tracePath), rep("trace.txt")))
 		add("trace.csv", render.IndexedStream(&traceGen{p: p}, render.IndexKey("hpcrun", "trace.csv", p.path, p.tracePath), rep("trace.csv")))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/ovni"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -173,6 +174,9 @@ func Open(dir string) (*vfs.Source, error) {
 		files = append(files, th.Path)
 	}
 	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, render.IndexKey("ovni", "events.txt", files...), nil))
+	// Stream errors name their stream: reported as such, they are the
+	// same _errors.txt line as the thread's own views give.
+	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") })
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -571,6 +575,14 @@ header shows no events).
 Example
   grep -c ' VTx ' events.txt
   awk -F, 'NR>1 {n[$3]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
+  awk -F, 'NR>1 {n[$2]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
+
+`)
+	b.WriteString(interchange.TraceReadme())
+	b.WriteString(`  trace/<loom>.<pid>.<tid>.json. Each event is an X slice named by its MCV (category:
+  the model letter, args: the payload in hex) lasting until the thread's next event;
+  a thread's last event is an instant event. ts counts from the earliest event of all
+  streams (the raw clocks are in events.txt).
 `)
 	return []byte(b.String()), nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -171,6 +172,11 @@ func (p *profile) build(dir *vfs.Dir) {
 	if p.f.Version == wg.V4 {
 		dir.AddFile("invocations.csv", render.Stream(render.GeneratorFunc(p.invocationsCSV), p.reporter("invocations.csv")))
 	}
+	title := strings.TrimSuffix(p.prefix, "/")
+	if title == "" {
+		title = "profile"
+	}
+	p.addInterchange(dir, title)
 	n := p.f.NumFunctions()
 	width := render.DecimalLen(uint64(max(n-1, 0)))
 	dir.Add("functions", vfs.Indexed(n, func(i int) string {
@@ -329,6 +335,10 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 			"                  one row per invocation record; caller fields empty when never called\n")
 	}
 	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
+	b.WriteString(interchange.ProfileReadme([]interchange.Metric{p.metric()}))
+	b.WriteString("  The call graph has no contexts: stacks are expanded from the functions nobody calls,\n" +
+		"  each call taking its share of the caller's cost (as gprof and speedscope do); self\n" +
+		"  costs left over (recursion, rounding) are stacks of their function alone.\n\n")
 	switch v {
 	case wg.V4:
 		b.WriteString("Version 4 stores one record per invocation: per-function totals and call lists are\naggregated from them (one call per record), so the tables mean what they mean for later versions.\n")

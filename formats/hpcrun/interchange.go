@@ -1,0 +1,282 @@
+package hpcrun
+
+import (
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/interchange"
+)
+
+// metricUnit is how one cct.csv metric column becomes an integral
+// interchange metric: real values in seconds are scaled to nanoseconds
+// (other reals by 1e9 as well), integers are kept.
+type metricUnit struct {
+	name  string
+	unit  string
+	scale float64 // 0 for integers
+}
+
+func unitOf(col string, m *hpcrun.Metric) metricUnit {
+	if m.IsReal() {
+		if base, ok := strings.CutSuffix(col, "_sec"); ok {
+			return metricUnit{base + "_ns", "nanoseconds", 1e9}
+		}
+		return metricUnit{col + "_e9", "1e-9 " + col, 1e9}
+	}
+	switch {
+	case strings.HasSuffix(col, "_usec"):
+		return metricUnit{col, "microseconds", 0}
+	case strings.HasSuffix(col, "_nsec"), strings.HasSuffix(col, "_ns"):
+		return metricUnit{col, "nanoseconds", 0}
+	}
+	return metricUnit{col, "count", 0}
+}
+
+// interchangeMetrics are the cct.csv columns as interchange metrics.
+func (p *profile) interchangeMetrics(f *hpcrun.File, cols *cctColumns) []metricUnit {
+	out := make([]metricUnit, len(cols.names))
+	done := make([]bool, len(cols.names))
+	for ei, e := range f.Epochs {
+		for k := range e.Metrics {
+			if j := cols.byEpoch[ei][k]; !done[j] {
+				done[j] = true
+				out[j] = unitOf(cols.names[j], &e.Metrics[k])
+			}
+		}
+	}
+	return out
+}
+
+// tree builds the calling-context tree of every epoch (merged: epochs
+// of one file are one program's phases), one node per path of
+// load_module+0xip frames; the synthetic root is the tree's root.
+func (p *profile) tree() (*interchange.Tree, error) {
+	f, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	cols := p.columns(f)
+	units := p.interchangeMetrics(f, cols)
+	ms := make([]interchange.Metric, len(units))
+	for i, u := range units {
+		ms[i] = interchange.Metric{Name: u.name, Unit: u.unit}
+	}
+	t := interchange.NewTree(ms)
+	var firstErr error
+	for ei, e := range f.Epochs {
+		if err := p.addEpoch(t, f, e, cols.byEpoch[ei], units); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return t, firstErr
+}
+
+func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch, col []int, units []metricUnit) error {
+	// Pass 1: the shape (nodes may follow their children in the file).
+	type shape struct {
+		parent uint32
+		lm     uint16
+		ip     uint64
+	}
+	index := map[uint32]int{}
+	var nodes []shape
+	nr := f.NodeReader(e, 0)
+	var n hpcrun.Node
+	var err error
+	for {
+		if err = nr.Next(&n); err != nil {
+			break
+		}
+		index[n.AbsID()] = len(nodes)
+		nodes = append(nodes, shape{n.Parent, n.LMID, n.IP})
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	tn := make([]int32, len(nodes))
+	for i := range tn {
+		tn[i] = -1
+	}
+	var resolve func(i, depth int) int32
+	resolve = func(i, depth int) int32 {
+		if tn[i] >= 0 {
+			return tn[i]
+		}
+		s := nodes[i]
+		parent := interchange.Root
+		if pi, ok := index[s.parent]; ok && s.parent != 0 && depth < 1<<16 {
+			parent = resolve(pi, depth+1)
+		}
+		if s.parent == 0 && s.lm == 0 && !e.Sparse {
+			tn[i] = parent // the synthetic root
+			return parent
+		}
+		var name []byte
+		name = appendLocation(name, e, s.lm, s.ip)
+		fr := interchange.Frame{Name: string(name), Addr: s.ip}
+		if lm := e.LoadModule(s.lm); lm != nil && s.lm != 0 {
+			fr.Module = lm.Name
+		}
+		tn[i] = t.Child(parent, fr)
+		return tn[i]
+	}
+	for i := range nodes {
+		resolve(i, 0)
+	}
+	// Pass 2: the values.
+	nr = f.NodeReader(e, 0)
+	for i := 0; i < len(nodes) && nr.Next(&n) == nil; i++ {
+		for k, bits := range n.Values {
+			if k >= len(col) || bits == 0 {
+				continue
+			}
+			j := col[k]
+			v := int64(bits)
+			if units[j].scale != 0 {
+				fv := math.Round(hpcrun.Float(bits) * units[j].scale)
+				if math.IsNaN(fv) || math.Abs(fv) > 1<<62 {
+					continue
+				}
+				v = int64(fv)
+			}
+			t.Add(tn[i], j, v)
+		}
+	}
+	return err
+}
+
+// traceSet is the hpcrun trace of every profile with a .hpctrace: one
+// track per profile, pid the MPI rank (else the process id), tid the
+// thread id; times from the earliest sample of all.
+type traceSet struct {
+	m        *mount
+	profiles []*profile
+
+	once   sync.Once
+	tracks []interchange.Track
+	origin int64
+}
+
+func (s *traceSet) Tracks() []interchange.Track {
+	s.once.Do(func() {
+		s.origin = math.MaxInt64
+		for _, p := range s.profiles {
+			tr := interchange.Track{Pid: 0, Tid: 0, Process: p.name, Thread: p.name, File: p.name}
+			if f, err := p.open(); err == nil {
+				pid, _ := strconv.ParseInt(f.Header("mpi-rank"), 10, 64)
+				if pid < 0 {
+					pid, _ = strconv.ParseInt(f.Header("process-id"), 10, 64)
+				}
+				tr.Pid = pid
+				tr.Tid, _ = strconv.ParseInt(f.Header("thread-id"), 10, 64)
+				tr.Process = "rank " + strconv.FormatInt(pid, 10)
+				tr.Thread = "thread " + strconv.FormatInt(tr.Tid, 10) + " (" + p.name + ")"
+			}
+			if t, _, err := p.openTrace(); err == nil {
+				var first [1]hpcrun.Sample
+				if n, _ := t.ReadSamples(first[:], 0); n == 1 {
+					s.origin = min(s.origin, p.traceNanos(first[0].Time))
+				}
+			}
+			s.tracks = append(s.tracks, tr)
+		}
+		if s.origin == math.MaxInt64 {
+			s.origin = 0
+		}
+	})
+	return s.tracks
+}
+
+// traceNanos converts a trace time to nanoseconds: 02.00 profiles write
+// microseconds.
+func (p *profile) traceNanos(t uint64) int64 {
+	if f, err := p.open(); err == nil && f.Version == "02.00" {
+		return int64(t) * 1000
+	}
+	return int64(t)
+}
+
+// Events reads a profile's samples: each sample is an X event of its
+// node's location lasting until the next sample (runs of samples in one
+// node are one event); the last sample is an instant event.
+func (s *traceSet) Events(i int, state any) (interchange.Events, error) {
+	s.Tracks()
+	p := s.profiles[i]
+	t, l, err := p.openTrace()
+	if err != nil {
+		return nil, err
+	}
+	next, _ := state.(int64)
+	return &traceEvents{s: s, p: p, t: t, l: l, next: next, buf: make([]hpcrun.Sample, 256)}, nil
+}
+
+type traceEvents struct {
+	s     *traceSet
+	p     *profile
+	t     *hpcrun.Trace
+	l     *nodeLookup
+	next  int64 // index of the next sample to read
+	buf   []hpcrun.Sample
+	bufAt int64
+	nbuf  int
+}
+
+func (e *traceEvents) State() any { return e.next }
+
+func (e *traceEvents) sample(i int64) (hpcrun.Sample, error) {
+	if i < e.bufAt || i >= e.bufAt+int64(e.nbuf) {
+		n, err := e.t.ReadSamples(e.buf, i)
+		if err != nil {
+			if err == io.EOF && e.t.Err != nil {
+				return hpcrun.Sample{}, e.t.Err
+			}
+			return hpcrun.Sample{}, err
+		}
+		e.bufAt, e.nbuf = i, n
+	}
+	return e.buf[i-e.bufAt], nil
+}
+
+func (e *traceEvents) Next(ev *interchange.Event) error {
+	start := e.next
+	first, err := e.sample(start)
+	if err != nil {
+		return err
+	}
+	end, until := start+1, first.Time
+	for {
+		s, err := e.sample(end)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		until = s.Time
+		if s.NodeID != first.NodeID {
+			break
+		}
+		end++
+	}
+	e.next = end
+	ts := e.p.traceNanos(first.Time) - e.s.origin
+	*ev = interchange.Event{Name: e.location(first.NodeID), Cat: "sample", TS: ts,
+		Args: `"node_id":` + strconv.FormatUint(uint64(first.NodeID), 10) + `,"samples":` + strconv.FormatInt(end-start, 10)}
+	if until == first.Time {
+		ev.Instant = true
+	} else {
+		ev.Dur = max(e.p.traceNanos(until)-e.p.traceNanos(first.Time), 0)
+	}
+	return nil
+}
+
+func (e *traceEvents) location(id uint32) string {
+	if k, ok := e.l.find(id); ok {
+		return string(appendLocation(nil, e.l.e, e.l.lm[k], e.l.ip[k]))
+	}
+	return "node " + strconv.FormatUint(uint64(id), 10)
+}

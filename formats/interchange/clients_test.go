@@ -1,0 +1,308 @@
+package interchange_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/formats"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+// A profileCase is one profile directory of a corpus source and how its
+// CSV totals are found.
+type profileCase struct {
+	name   string
+	fsys   fs.FS
+	dir    string // "" or the profile's directory in the tree, with a slash
+	totals func(t *testing.T, metric string) (total float64, tolerance float64)
+}
+
+func open(t *testing.T, path string) *vfs.Source {
+	t.Helper()
+	src, err := formats.Open(path)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+func readCSV(t *testing.T, fsys fs.FS, name string) ([]string, [][]string) {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return rows[0], rows[1:]
+}
+
+// columnSum adds up column col of a CSV, as a spreadsheet would.
+func columnSum(t *testing.T, fsys fs.FS, name, col string) (float64, int) {
+	t.Helper()
+	head, rows := readCSV(t, fsys, name)
+	k := -1
+	for i, h := range head {
+		if h == col {
+			k = i
+		}
+	}
+	if k < 0 {
+		t.Fatalf("%s has no column %s: %v", name, col, head)
+	}
+	var sum float64
+	for _, r := range rows {
+		v, err := strconv.ParseFloat(r[k], 64)
+		if err != nil {
+			t.Fatalf("%s: %s = %q", name, col, r[k])
+		}
+		sum += v
+	}
+	return sum, len(rows)
+}
+
+func profileCases(t *testing.T) []profileCase {
+	var cases []profileCase
+	for _, set := range []string{"speedscope-samples", "valgrind-3.19-generated", "xdebug-3.2.0-generated"} {
+		dir := testdata.Corpus(t, "callgrind", set)
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			if de.IsDir() || strings.HasSuffix(de.Name(), ".md") || strings.Contains(de.Name(), ".snap") {
+				continue
+			}
+			src := open(t, filepath.Join(dir, de.Name()))
+			if src.Format != "callgrind" {
+				continue
+			}
+			fsys := src.FS()
+			cases = append(cases, profileCase{name: "callgrind/" + set + "/" + de.Name(), fsys: fsys, dir: "",
+				totals: func(t *testing.T, m string) (float64, float64) {
+					s, _ := columnSum(t, fsys, "functions.csv", "self_"+m)
+					return s, 0
+				}})
+		}
+	}
+	for _, c := range []string{"valgrind-calls-v7", "xdebug-app-v7", "xdebug2-app-v6"} {
+		fsys := open(t, testdata.Corpus(t, "webgrind", c, "callgrind.out.webgrind")).FS()
+		cases = append(cases, profileCase{name: "webgrind/" + c, fsys: fsys, dir: "",
+			totals: func(t *testing.T, m string) (float64, float64) {
+				s, _ := columnSum(t, fsys, "functions.csv", "self_cost")
+				return s, 0
+			}})
+	}
+	for _, c := range []string{"hpcrun-02.00-testvdso", "hpcrun-04.00-small"} {
+		path := testdata.Corpus(t, "hpctoolkit", c)
+		fsys := open(t, path).FS()
+		des, err := fs.ReadDir(fsys, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, de := range des {
+			if !de.IsDir() || de.Name() == "raw" || de.Name() == "trace" {
+				continue
+			}
+			dir := de.Name() + "/"
+			cases = append(cases, profileCase{name: "hpcrun/" + c + "/" + dir, fsys: fsys, dir: dir,
+				totals: func(t *testing.T, m string) (float64, float64) {
+					if base, ok := strings.CutSuffix(m, "_ns"); ok {
+						s, n := columnSum(t, fsys, dir+"cct.csv", base+"_sec_exc")
+						return s * 1e9, float64(n) // each node's value is rounded to ns
+					}
+					s, _ := columnSum(t, fsys, dir+"cct.csv", m+"_exc")
+					return s, 0
+				}})
+		}
+	}
+	return cases
+}
+
+// pprofRaw runs go tool pprof -raw and sums the samples per sample type.
+// positives sums the positive values only: folded stacks cannot hold
+// the others.
+func pprofRaw(t *testing.T, file string) (types []string, totals, positives []int64) {
+	t.Helper()
+	out, err := exec.Command("go", "tool", "pprof", "-raw", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -raw: %v\n%s", err, out)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	state := 0
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case state == 0 && line == "Samples:":
+			state = 1
+		case state == 1:
+			for _, f := range strings.Fields(line) {
+				name, _, _ := strings.Cut(f, "/")
+				types = append(types, name)
+			}
+			totals = make([]int64, len(types))
+			positives = make([]int64, len(types))
+			state = 2
+		case state == 2:
+			vals, _, ok := strings.Cut(line, ":")
+			if !ok {
+				return types, totals, positives
+			}
+			for i, f := range strings.Fields(vals) {
+				v, err := strconv.ParseInt(f, 10, 64)
+				if err != nil || i >= len(totals) {
+					t.Fatalf("pprof -raw sample line %q", line)
+				}
+				totals[i] += v
+				positives[i] += max(v, 0)
+			}
+		}
+	}
+	if state != 2 {
+		t.Fatalf("no samples in pprof -raw output:\n%s", out)
+	}
+	return types, totals, positives
+}
+
+var foldedLine = regexp.MustCompile(`^(.+) (\d+)$`)
+
+// foldedTotal checks the folded stacks' syntax and distinctness and sums them.
+func foldedTotal(t *testing.T, b []byte) int64 {
+	t.Helper()
+	seen := map[string]bool{}
+	var sum int64
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		m := foldedLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("folded line %q is not `stack COUNT`", line)
+		}
+		if seen[m[1]] {
+			t.Fatalf("stack %q appears twice", m[1])
+		}
+		seen[m[1]] = true
+		v, _ := strconv.ParseInt(m[2], 10, 64)
+		sum += v
+	}
+	return sum
+}
+
+// TestProfileTotals checks, for every corpus profile, that go tool pprof
+// -raw totals equal the CSV totals and that each folded file adds up to
+// the same root total.
+func TestProfileTotals(t *testing.T) {
+	tmp := t.TempDir()
+	for i, c := range profileCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			pb, err := fs.ReadFile(c.fsys, c.dir+"profile.pb.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(tmp, strconv.Itoa(i)+".pb.gz")
+			if err := os.WriteFile(file, pb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			types, totals, positives := pprofRaw(t, file)
+			for k, m := range types {
+				want, tol := c.totals(t, m)
+				if math.Abs(float64(totals[k])-want) > tol {
+					t.Errorf("%s: pprof total %d, CSV total %v", m, totals[k], want)
+				}
+				folded, err := fs.ReadFile(c.fsys, c.dir+"flame/"+m+".folded")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := foldedTotal(t, folded); got != positives[k] {
+					t.Errorf("%s.folded adds up to %d, pprof total of positive samples %d", m, got, positives[k])
+				}
+				svg, err := fs.ReadFile(c.fsys, c.dir+"flame/"+m+".svg")
+				if err != nil || !bytes.Contains(svg, []byte(`data-total="`+strconv.FormatInt(totals[k], 10)+`"`)) {
+					t.Errorf("%s.svg: %v, total not %d", m, err, totals[k])
+				}
+			}
+		})
+	}
+}
+
+// TestTraceJSON checks trace.json of every corpus trace: valid JSON, one
+// event per ovni event or hpcrun sample run, and the per-thread files
+// holding the same events.
+func TestTraceJSON(t *testing.T) {
+	for _, path := range []string{
+		testdata.Corpus(t, "ovni", "v1-basic-mix"), testdata.Corpus(t, "ovni", "v1-two-procs"),
+		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			fsys := open(t, path).FS()
+			all := traceEvents(t, fsys, "trace.json")
+			des, err := fs.ReadDir(fsys, "trace")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, de := range des {
+				n += traceEvents(t, fsys, "trace/"+de.Name())
+			}
+			if n != all || all == 0 {
+				t.Errorf("trace.json has %d events, trace/*.json %d", all, n)
+			}
+			if strings.Contains(path, "ovni") {
+				b, _ := fs.ReadFile(fsys, "events.txt")
+				if lines := bytes.Count(b, []byte("\n")); lines != all {
+					t.Errorf("trace.json has %d events, events.txt %d", all, lines)
+				}
+			}
+		})
+	}
+}
+
+func traceEvents(t *testing.T, fsys fs.FS, name string) int {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []json.RawMessage `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	n := 0
+	for _, raw := range doc.TraceEvents {
+		var e struct {
+			Ph  string   `json:"ph"`
+			TS  *float64 `json:"ts"`
+			Dur *float64 `json:"dur"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		switch e.Ph {
+		case "X", "i":
+			n++
+			if e.TS == nil || *e.TS < 0 || (e.Ph == "X") != (e.Dur != nil) {
+				t.Fatalf("%s: bad event %s", name, raw)
+			}
+		case "M":
+		default:
+			t.Fatalf("%s: unexpected event %s", name, raw)
+		}
+	}
+	return n
+}

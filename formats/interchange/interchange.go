@@ -1,0 +1,147 @@
+// Package interchange renders the views that standard tools open
+// unchanged, for any format: Brendan Gregg's folded stacks and a flame
+// graph SVG per metric, a pprof profile, and Chrome Trace Event JSON.
+//
+// A format supplies a small adapter. For profiles it builds a Tree (a
+// calling-context tree with exclusive integer values per metric) once, on
+// first use of a view; for call graphs without contexts (callgrind,
+// webgrind) Graph.Tree expands one. For traces it implements Trace, a
+// resumable event reader per thread, so trace.json streams with an exact
+// size through render's checkpoints whatever the trace's size.
+package interchange
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A Profile is the tree of one source, built once on first use.
+type Profile struct {
+	build    func() (*Tree, error)
+	title    string
+	comments []string
+	report   func(view string) func(error)
+
+	once sync.Once
+	t    *Tree
+	err  error
+}
+
+// NewProfile returns a profile whose tree build makes on first use. A
+// data error from build is reported once (through report("profile")) and
+// the tree it returned with it is used; any other error fails the views.
+// title heads the flame graphs; comments go into the pprof profile.
+func NewProfile(build func() (*Tree, error), title string, comments []string, report func(view string) func(error)) *Profile {
+	return &Profile{build: build, title: title, comments: comments, report: report}
+}
+
+func (p *Profile) tree() (*Tree, error) {
+	p.once.Do(func() {
+		t, err := p.build()
+		if err != nil && t != nil && render.IsDataError(err) {
+			if r := p.report("flame"); r != nil {
+				r(err)
+			}
+			err = nil
+		}
+		if t == nil && err == nil {
+			t = NewTree(nil)
+		}
+		if t != nil {
+			t.Done()
+		}
+		p.t, p.err = t, err
+	})
+	return p.t, p.err
+}
+
+// AddViews adds the profile's views (Entries) to dir.
+func (p *Profile) AddViews(dir *vfs.Dir) {
+	for _, e := range p.Entries() {
+		dir.Add(e.Name, e.Node)
+	}
+}
+
+// Entries are flame/ (listed on first use: listing builds the tree) and
+// profile.pb.gz.
+func (p *Profile) Entries() []vfs.Entry {
+	pb := render.Bytes(func() ([]byte, error) {
+		t, err := p.tree()
+		if err != nil {
+			return nil, err
+		}
+		return pprofBytes(t, p.comments)
+	}, p.report("profile.pb.gz"))
+	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)}}
+}
+
+func (p *Profile) flameEntries() []vfs.Entry {
+	t, err := p.tree()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(t.Metrics))
+	for i, m := range t.Metrics {
+		names[i] = m.Name
+	}
+	names = vfs.UniqueNames(names)
+	var out []vfs.Entry
+	for i, name := range names {
+		m := i
+		out = append(out,
+			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{p: p, m: m}, nil))},
+			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(func() ([]byte, error) {
+				return svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")"), nil
+			}, nil))})
+	}
+	return out
+}
+
+// AddTraceViews adds trace.json (every track) and trace/<track>.json (one
+// each) to dir. Tracks are asked for on first use only.
+func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error)) {
+	dir.AddFile("trace.json", render.Stream(&traceGen{tr: tr, one: -1}, report("trace.json")))
+	dir.Add("trace", vfs.Lazy(func() []vfs.Entry {
+		var out []vfs.Entry
+		for i, t := range tr.Tracks() {
+			name := t.File + ".json"
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(&traceGen{tr: tr, one: i}, report("trace/"+name)))})
+		}
+		return out
+	}))
+}
+
+// ProfileReadme describes flame/ and profile.pb.gz for a README.txt, with
+// the metrics and their units when known (nil: not listed).
+func ProfileReadme(metrics []Metric) string {
+	var b strings.Builder
+	b.WriteString(`Interchange views of the calling-context tree:
+  flame/<metric>.folded  Brendan Gregg's folded stacks ("root;...;leaf VALUE"), one line
+                         per distinct stack, EXCLUSIVE integer values: they add up to the
+                         root's inclusive total (flamegraph.pl, speedscope, inferno read it)
+  flame/<metric>.svg     that flame graph as an SVG picture (click to zoom, Search box)
+  profile.pb.gz          pprof profile, one sample type per metric: go tool pprof -top,
+                         -traces, -http; totals equal the CSV totals
+`)
+	if len(metrics) > 0 {
+		b.WriteString("  metrics (name: integral unit):\n")
+		for _, m := range metrics {
+			b.WriteString("    " + m.Name + ": " + m.Unit + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TraceReadme describes trace.json and trace/ for a README.txt.
+func TraceReadme() string {
+	return `Interchange views of the trace (Chrome Trace Event JSON, for ui.perfetto.dev,
+chrome://tracing and speedscope):
+  trace.json             every thread: one pid per process or rank, one tid per thread;
+                         ts and dur in microseconds with the nanosecond digits kept
+  trace/<thread>.json    one thread each, for traces larger than a viewer loads
+                         (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
+`
+}

@@ -1,0 +1,262 @@
+package interchange
+
+import (
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A Track is one timeline of a trace: a thread of a process or rank.
+type Track struct {
+	Pid, Tid        int64  // trace.json pid and tid
+	Process, Thread string // names shown by the viewers
+	File            string // name of its trace/<File>.json, unique and file-safe
+}
+
+// An Event is one complete ("X") or, when Instant, instant ("i") event.
+// Times are nanoseconds from the trace's origin (the adapter chooses it,
+// usually the earliest time, so viewers keep their precision).
+type Event struct {
+	Name, Cat string
+	TS, Dur   int64
+	Instant   bool
+	Args      string // a JSON object's members without braces, "" for none
+}
+
+// A Trace is what an adapter provides for trace.json: tracks, and a
+// resumable reader of each track's events.
+type Trace interface {
+	Tracks() []Track
+	// Events reads track i from state (nil: its beginning).
+	Events(i int, state any) (Events, error)
+}
+
+// Events reads the events of one track in time order.
+type Events interface {
+	// Next fills ev; io.EOF ends the track; other errors end the view
+	// (data errors after what was read).
+	Next(ev *Event) error
+	// State is where Next continues, for Trace.Events.
+	State() any
+}
+
+// traceGen renders a Chrome Trace Event file of some tracks (all, or one
+// for trace/<thread>.json): the events of each track in turn (viewers sort
+// by time), then the metadata events naming processes and threads.
+type traceGen struct {
+	tr  Trace
+	one int // the track of trace/<thread>.json; -1 for all
+}
+
+// tracePos is a position in trace.json: which track (len(tracks) for the
+// metadata at the end) and where in it.
+type tracePos struct {
+	track int
+	state any
+	begun bool // the opening line is written
+}
+
+type traceCursor struct {
+	g      *traceGen
+	all    []Track
+	tracks []int // indices into all
+	pos    tracePos
+	ev     Events
+	e      Event
+	err    error
+}
+
+func (g *traceGen) Start(state any) (render.Cursor, error) {
+	c := &traceCursor{g: g, all: g.tr.Tracks()}
+	if g.one >= 0 {
+		c.tracks = []int{g.one}
+	} else {
+		c.tracks = make([]int, len(c.all))
+		for i := range c.tracks {
+			c.tracks[i] = i
+		}
+	}
+	if p, ok := state.(tracePos); ok {
+		c.pos = p
+	}
+	return c, nil
+}
+
+func (c *traceCursor) State() any { return c.pos }
+
+const traceHead = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+
+func (c *traceCursor) Next(dst []byte) ([]byte, error) {
+	if c.err != nil {
+		return dst, c.err
+	}
+	if !c.pos.begun {
+		c.pos.begun = true
+		return append(dst, traceHead...), nil
+	}
+	switch {
+	case c.pos.track > len(c.tracks):
+		return dst, io.EOF
+	case c.pos.track == len(c.tracks):
+		c.pos.track++
+		return c.appendMetadata(dst), nil
+	}
+	if c.ev == nil {
+		ev, err := c.g.tr.Events(c.tracks[c.pos.track], c.pos.state)
+		if err != nil {
+			if render.IsDataError(err) {
+				c.nextTrack()
+				return dst, nil
+			}
+			return dst, err
+		}
+		c.ev = ev
+	}
+	start := len(dst)
+	t := &c.all[c.tracks[c.pos.track]]
+	for len(dst)-start < batchBytes {
+		err := c.ev.Next(&c.e)
+		if err == io.EOF {
+			c.nextTrack()
+			return dst, nil
+		}
+		if err != nil {
+			if !render.IsDataError(err) {
+				return dst, err
+			}
+			// The events before the damage stay; the view ends with the
+			// metadata so that it remains valid JSON.
+			c.pos.track = len(c.tracks) + 1
+			c.ev = nil
+			c.err = err
+			return c.appendMetadata(dst), nil
+		}
+		dst = appendEvent(dst, t, &c.e)
+		c.pos.state = c.ev.State()
+	}
+	return dst, nil
+}
+
+func (c *traceCursor) nextTrack() {
+	c.pos.track++
+	c.pos.state = nil
+	c.ev = nil
+}
+
+// appendMetadata names the processes and threads and closes the file.
+func (c *traceCursor) appendMetadata(dst []byte) []byte {
+	seen := map[int64]bool{}
+	for k, i := range c.tracks {
+		t := &c.all[i]
+		if !seen[t.Pid] {
+			seen[t.Pid] = true
+			dst = appendMeta(dst, t.Pid, t.Pid, "process_name", t.Process, false)
+			dst = append(dst, ",\n"...)
+		}
+		dst = appendMeta(dst, t.Pid, t.Tid, "thread_name", t.Thread, false)
+		dst = append(dst, ",\n"...)
+		dst = appendMeta(dst, t.Pid, t.Tid, "thread_sort_index", strconv.Itoa(k), true)
+		if k < len(c.tracks)-1 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '\n')
+	}
+	if len(c.tracks) == 0 {
+		dst = append(dst, `{"ph":"M","pid":0,"tid":0,"name":"process_name","args":{"name":"empty trace"}}`+"\n"...)
+	}
+	return append(dst, "]}\n"...)
+}
+
+func appendMeta(dst []byte, pid, tid int64, name, value string, number bool) []byte {
+	dst = append(dst, `{"ph":"M","pid":`...)
+	dst = strconv.AppendInt(dst, pid, 10)
+	dst = append(dst, `,"tid":`...)
+	dst = strconv.AppendInt(dst, tid, 10)
+	dst = append(dst, `,"name":"`...)
+	dst = append(dst, name...)
+	if number {
+		dst = append(dst, `","args":{"sort_index":`...)
+		dst = append(dst, value...)
+		return append(dst, "}}"...)
+	}
+	dst = append(dst, `","args":{"name":`...)
+	dst = AppendJSONString(dst, value)
+	return append(dst, "}}"...)
+}
+
+func appendEvent(dst []byte, t *Track, e *Event) []byte {
+	if e.Instant {
+		dst = append(dst, `{"ph":"i","s":"t","pid":`...)
+	} else {
+		dst = append(dst, `{"ph":"X","pid":`...)
+	}
+	dst = strconv.AppendInt(dst, t.Pid, 10)
+	dst = append(dst, `,"tid":`...)
+	dst = strconv.AppendInt(dst, t.Tid, 10)
+	dst = append(dst, `,"ts":`...)
+	dst = AppendMicros(dst, e.TS)
+	if !e.Instant {
+		dst = append(dst, `,"dur":`...)
+		dst = AppendMicros(dst, e.Dur)
+	}
+	dst = append(dst, `,"name":`...)
+	dst = AppendJSONString(dst, e.Name)
+	if e.Cat != "" {
+		dst = append(dst, `,"cat":`...)
+		dst = AppendJSONString(dst, e.Cat)
+	}
+	if e.Args != "" {
+		dst = append(dst, `,"args":{`...)
+		dst = append(dst, e.Args...)
+		dst = append(dst, '}')
+	}
+	return append(dst, "},\n"...)
+}
+
+// AppendMicros writes ns nanoseconds as microseconds with the three
+// nanosecond digits kept: 1234567 is 1234.567. Never an exponent.
+func AppendMicros(dst []byte, ns int64) []byte {
+	if ns < 0 {
+		dst = append(dst, '-')
+		ns = -ns
+	}
+	dst = strconv.AppendInt(dst, ns/1000, 10)
+	f := ns % 1000
+	return append(dst, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+}
+
+// AppendJSONString appends s as a JSON string; invalid UTF-8 becomes
+// U+FFFD.
+func AppendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(dst, '"')
+}

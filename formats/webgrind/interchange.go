@@ -1,0 +1,57 @@
+package webgrind
+
+import (
+	"strings"
+
+	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+)
+
+// metric is the one cost of a preprocessed file: the first event, its
+// unit taken from a "Name_(unit)" event name, else a count.
+func (p *profile) metric() interchange.Metric {
+	first, _, _ := strings.Cut(strings.TrimSpace(p.hdr.Get("events")), " ")
+	if first == "" {
+		return interchange.Metric{Name: "cost", Unit: "count"}
+	}
+	unit := "count"
+	switch a, b, ok := strings.Cut(first, "_("); {
+	case ok && a != "" && strings.HasSuffix(b, ")"):
+		unit = strings.TrimSuffix(b, ")")
+	case first == "Time":
+		unit = "microseconds"
+	}
+	return interchange.Metric{Name: vfs.SafeName(first), Unit: unit}
+}
+
+// tree expands the call graph of the function table; a table cut short
+// by damage gives the functions read before it, with the damage reported.
+func (p *profile) tree() (*interchange.Tree, error) {
+	t := p.functions()
+	g := &interchange.Graph{Metrics: []interchange.Metric{p.metric()}}
+	for _, fn := range t.fns {
+		g.Funcs = append(g.Funcs, interchange.Frame{Name: fn.Name, File: fn.File, Line: int64(fn.Line)})
+		g.Self = append(g.Self, []int64{clamp(fn.Self)})
+	}
+	rd := p.f.NewReader()
+	err := t.err
+	for i := range t.fns {
+		sc, serr := p.subCalls(rd, i)
+		if serr != nil {
+			err = serr
+			break
+		}
+		for _, c := range sc {
+			if int(c.Function) < len(t.fns) {
+				g.Edges = append(g.Edges, interchange.Edge{Caller: i, Callee: int(c.Function), Cost: []int64{clamp(c.Cost)}})
+			}
+		}
+	}
+	return g.Tree(), err
+}
+
+func clamp(v uint64) int64 { return int64(min(v, 1<<62)) }
+
+func (p *profile) addInterchange(dir *vfs.Dir, title string) {
+	interchange.NewProfile(p.tree, title, []string{"hpcfs: webgrind " + title}, p.reporter).AddViews(dir)
+}
