@@ -92,7 +92,7 @@ func profileCases(t *testing.T) []profileCase {
 			fsys := src.FS()
 			cases = append(cases, profileCase{name: "callgrind/" + set + "/" + de.Name(), fsys: fsys, dir: "",
 				totals: func(t *testing.T, m string) (float64, float64) {
-					s, _ := columnSum(t, fsys, "functions.csv", "self_"+m)
+					s, _ := columnSum(t, fsys, "functions.csv", m+"_exc")
 					return s, 0
 				}})
 		}
@@ -101,7 +101,7 @@ func profileCases(t *testing.T) []profileCase {
 		fsys := open(t, testdata.Corpus(t, "webgrind", c, "callgrind.out.webgrind")).FS()
 		cases = append(cases, profileCase{name: "webgrind/" + c, fsys: fsys, dir: "",
 			totals: func(t *testing.T, m string) (float64, float64) {
-				s, _ := columnSum(t, fsys, "functions.csv", "self_cost")
+				s, _ := columnSum(t, fsys, "functions.csv", "cost_exc")
 				return s, 0
 			}})
 	}

@@ -1,0 +1,164 @@
+package interchange_test
+
+import (
+	"context"
+	"encoding/base64"
+	"image/png"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+// need fails under CI=true, where .ci/run installs every tool, and skips
+// elsewhere.
+func need(t *testing.T, what string, err error) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s missing in CI (.ci/run installs it): %v", what, err)
+	}
+	t.Skipf("%s missing: %v", what, err)
+}
+
+// browserTools finds headless chromium and speedscope's static build
+// (npm package speedscope, installed by .ci/run under
+// $HOME/.cache/hpcfs-speedscope, or $HPCFS_SPEEDSCOPE).
+func browserTools(t *testing.T) (chromium, speedscope string) {
+	t.Helper()
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		need(t, "chromium", err)
+	}
+	dir := os.Getenv("HPCFS_SPEEDSCOPE")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "hpcfs-speedscope", "node_modules", "speedscope")
+	}
+	speedscope = filepath.Join(dir, "dist", "release", "index.html")
+	if _, err := os.Stat(speedscope); err != nil {
+		need(t, "speedscope", err)
+	}
+	return chromium, speedscope
+}
+
+// runChromium runs one headless chromium with a fresh profile directory.
+func runChromium(t *testing.T, chromium string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--no-first-run", "--allow-file-access-from-files",
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}
+	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v", args, err)
+	}
+	return out
+}
+
+// browserLimit bounds the chromium processes running at once.
+var browserLimit = make(chan struct{}, 2)
+
+// TestSpeedscopeImports opens the folded, pprof and trace.json views of
+// each format in speedscope, as its own CLI does (a script that hands the
+// bytes to speedscope.loadFileFromBase64), and reads the page back:
+// speedscope names the profile in the title and shows its view toolbar
+// only once an import worked; an import error (an alert) is caught into
+// the title.
+func TestSpeedscopeImports(t *testing.T) {
+	chromium, speedscope := browserTools(t)
+	type view struct{ source, file string }
+	views := []view{
+		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/Ir.folded"},
+		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "profile.pb.gz"},
+		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/Time_(10ns).folded"},
+		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "profile.pb.gz"},
+		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/flame/cputime_ns.folded"},
+		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/profile.pb.gz"},
+		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "trace.json"},
+		{testdata.Corpus(t, "ovni", "v1-two-procs"), "trace.json"},
+	}
+	tmp := t.TempDir()
+	for i, v := range views {
+		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "view" + strconv.Itoa(i) + "-" + filepath.Base(v.file)
+		script := filepath.Join(tmp, name+".js")
+		js := "window.alert = function (m) { document.title = 'IMPORT ERROR: ' + m };\n" +
+			"speedscope.loadFileFromBase64(" + strconv.Quote(name) + ", " + strconv.Quote(base64.StdEncoding.EncodeToString(b)) + ");\n"
+		if err := os.WriteFile(script, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(v.source))+"/"+v.file, func(t *testing.T) {
+			t.Parallel()
+			browserLimit <- struct{}{}
+			defer func() { <-browserLimit }()
+			dom := string(runChromium(t, chromium, "--dump-dom", "file://"+speedscope+"#localProfilePath="+script))
+			if !strings.Contains(dom, "<title>"+name+" - speedscope</title>") || !strings.Contains(dom, "Time Order") {
+				title, _, _ := strings.Cut(dom[strings.Index(dom, "<title>")+1:], "</title>")
+				t.Errorf("speedscope did not import %s: title %q", v.file, title)
+			}
+		})
+	}
+}
+
+// TestFlameGraphSVGRenders screenshots the flame graph of each format in
+// headless chromium and looks for the flame colours.
+func TestFlameGraphSVGRenders(t *testing.T) {
+	chromium, _ := browserTools(t)
+	type view struct{ source, file string }
+	views := []view{
+		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/Ir.svg"},
+		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/Time_(10ns).svg"},
+		{testdata.Corpus(t, "hpctoolkit", "hpcrun-02.00-testvdso"), "testvdso-000000-000-007f0101-19750-0/flame/cputime_usec.svg"},
+	}
+	tmp := t.TempDir()
+	for i, v := range views {
+		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg := filepath.Join(tmp, "g"+strconv.Itoa(i)+".svg")
+		if err := os.WriteFile(svg, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(v.source))+"/"+v.file, func(t *testing.T) {
+			t.Parallel()
+			browserLimit <- struct{}{}
+			defer func() { <-browserLimit }()
+			shot := strings.TrimSuffix(svg, ".svg") + ".png"
+			runChromium(t, chromium, "--screenshot="+shot, "--window-size=1200,600", "file://"+svg)
+			f, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			img, err := png.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flame := 0
+			r := img.Bounds()
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				for x := r.Min.X; x < r.Max.X; x++ {
+					cr, cg, cb, _ := img.At(x, y).RGBA()
+					if cr>>8 >= 200 && cg>>8 < 235 && cb>>8 < 60 {
+						flame++
+					}
+				}
+			}
+			if flame < 2000 {
+				t.Errorf("%s: %d flame-coloured pixels in the screenshot", v.file, flame)
+			}
+		})
+	}
+}
