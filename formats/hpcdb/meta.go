@@ -412,5 +412,6 @@ the metric's own units (see metrics.csv). Trace samples at context 0 mean the th
 running. Function contexts without their own source location show the function's definition.
 There is no dump/ directory: hpcproftt's text dumps exist for the 4.0 generation only.
 `)
+	b.WriteString(d.interchangeReadme())
 	return []byte(b.String())
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -25,7 +26,26 @@ func (d *db) buildViews() {
 	}
 	if d.trace != nil {
 		root.Add("traces", vfs.Lazy(d.traceEntries))
+		interchange.AddTraceViews(root, &traceSet{d: d}, rep)
 	}
+	interchange.NewProfile(d.tree, "HPCToolkit database", []string{"hpcfs: HPCToolkit database " + d.dir}, rep).AddViews(root)
+}
+
+// interchangeReadme describes flame/, profile.pb.gz and the trace views.
+func (d *db) interchangeReadme() string {
+	s := "\n" + interchange.ProfileReadme(nil) + `  Frames are the procedure frames of the summary profile's tree (loops, lines and call
+  sites fold into their procedure); one metric per inclusive metric, named without _inc.
+  Each context's own share is its inclusive value minus its children's, so the values add
+  up to the root's inclusive value (cct.csv, ctx_id 0); unlisted contexts are left out.
+  Seconds become integer nanoseconds (_sec becomes _ns); other metrics are rounded.
+`
+	if d.trace != nil {
+		s += "\n" + interchange.TraceReadme() + `  trace/<profile>.json; pid is the rank, tid the thread. A run of samples in one context
+  is one X event named by its procedure, lasting until the next sample; a line's last run of
+  one sample is an instant event. ts counts from the database's minimum trace time.
+`
+	}
+	return s
 }
 
 func (d *db) readme() ([]byte, error) {
@@ -59,6 +79,7 @@ Units: times in nanoseconds (t_ns relative to the database's minimum trace time)
 metric values in the metric's own units (see metrics.csv).
 Contexts present in profile.db but not in experiment.xml are listed with kind "unlisted".
 `)
+	b.WriteString(d.interchangeReadme())
 	return []byte(b.String()), nil
 }
 

@@ -84,6 +84,9 @@ func TestSpeedscopeImports(t *testing.T) {
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "trace.json"},
 		{testdata.Corpus(t, "ovni", "v1-two-procs"), "trace.json"},
+		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "flame/cputime_ns_sum.folded"},
+		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "profile.pb.gz"},
+		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "trace.json"},
 	}
 	tmp := t.TempDir()
 	for i, v := range views {
@@ -120,6 +123,7 @@ func TestFlameGraphSVGRenders(t *testing.T) {
 		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/Ir.svg"},
 		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/Time_(10ns).svg"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-02.00-testvdso"), "testvdso-000000-000-007f0101-19750-0/flame/cputime_usec.svg"},
+		{testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"), "flame/cputime_ns_sum.svg"},
 	}
 	tmp := t.TempDir()
 	for i, v := range views {

@@ -128,7 +128,50 @@ func profileCases(t *testing.T) []profileCase {
 				}})
 		}
 	}
+	var dbs []string
+	for _, c := range []string{"db-4.0-xml-pipit-ping-pong", "db-4.0-xml-hpcviewer-empty-trace"} {
+		dbs = append(dbs, testdata.Corpus(t, "hpctoolkit", c))
+	}
+	des, _ := os.ReadDir(testdata.Corpus(t, "hpctoolkit-metadb"))
+	for _, de := range des {
+		if de.IsDir() {
+			dbs = append(dbs, testdata.Corpus(t, "hpctoolkit-metadb", de.Name()))
+		}
+	}
+	for _, path := range dbs {
+		fsys := open(t, path).FS()
+		cases = append(cases, profileCase{name: "hpcdb/" + filepath.Base(path), fsys: fsys, dir: "",
+			totals: func(t *testing.T, m string) (float64, float64) {
+				col, scale := m+"_inc", 1.0
+				if a, b, ok := strings.Cut(m, "_ns"); ok && (b == "" || b[0] == '_') {
+					col, scale = a+"_sec"+b+"_inc", 1e9
+				}
+				return rootValue(t, fsys, col) * scale, 1
+			}})
+	}
 	return cases
+}
+
+// rootValue is column col of the root's row (ctx_id 0) of cct.csv.
+func rootValue(t *testing.T, fsys fs.FS, col string) float64 {
+	t.Helper()
+	head, rows := readCSV(t, fsys, "cct.csv")
+	for i, h := range head {
+		if h != col {
+			continue
+		}
+		for _, r := range rows {
+			if r[0] == "0" {
+				v, err := strconv.ParseFloat(r[i], 64)
+				if err != nil {
+					t.Fatalf("cct.csv root %s = %q", col, r[i])
+				}
+				return v
+			}
+		}
+	}
+	t.Fatalf("cct.csv has no column %s or no root row: %v", col, head)
+	return 0
 }
 
 // pprofRaw runs go tool pprof -raw and sums the samples per sample type.
@@ -209,6 +252,7 @@ func TestProfileTotals(t *testing.T) {
 	tmp := t.TempDir()
 	for i, c := range profileCases(t) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			pb, err := fs.ReadFile(c.fsys, c.dir+"profile.pb.gz")
 			if err != nil {
 				t.Fatal(err)
@@ -246,6 +290,8 @@ func TestTraceJSON(t *testing.T) {
 	for _, path := range []string{
 		testdata.Corpus(t, "ovni", "v1-basic-mix"), testdata.Corpus(t, "ovni", "v1-two-procs"),
 		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
+		testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
+		testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"),
 	} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			fsys := open(t, path).FS()

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+// TestInterchangeMounted reads the interchange views of each format
+// through a mount with the tools that use them: go tool pprof -top and
+// -traces on profile.pb.gz, cat and tail on the folded stacks and
+// trace.json (the same bytes as hpcfs cat, stat sizes exact).
+func TestInterchangeMounted(t *testing.T) {
+	cases := []struct {
+		name    string
+		source  string
+		profile string // directory of flame/ and profile.pb.gz in the tree, "" for none
+		folded  string
+		trace   bool
+	}{
+		{"callgrind", testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.default"), ".", "flame/Ir.folded", false},
+		{"webgrind", testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), ".", "flame/Time_(10ns).folded", false},
+		{"hpcrun", testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0", "flame/cputime_ns.folded", true},
+		{"hpcdb", testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), ".", "flame/cputime_ns_sum.folded", true},
+		{"ovni", filepath.Join(testdata.Corpus(t, "ovni", "v1-two-procs"), "ovni"), "", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mnt := mountCLI(t, c.source)
+			same := func(name string) []byte {
+				t.Helper()
+				got, err := os.ReadFile(filepath.Join(mnt, name))
+				want := runCLI(t, "cat", c.source, name)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s through the mount differs from hpcfs cat: %v", name, err)
+				}
+				fi, err := os.Stat(filepath.Join(mnt, name))
+				if err != nil || fi.Size() != int64(len(want)) {
+					t.Fatalf("stat %s: %v, size %d of %d", name, err, fi.Size(), len(want))
+				}
+				tail, err := exec.Command("tail", "-c", "40", filepath.Join(mnt, name)).Output()
+				if err != nil || !bytes.HasSuffix(want, tail) {
+					t.Fatalf("tail -c 40 %s: %q %v", name, tail, err)
+				}
+				return got
+			}
+			if c.profile != "" {
+				same(filepath.Join(c.profile, c.folded))
+				pb := filepath.Join(mnt, c.profile, "profile.pb.gz")
+				for _, mode := range []string{"-top", "-traces"} {
+					out, err := exec.Command("go", "tool", "pprof", mode, pb).CombinedOutput()
+					if err != nil || !strings.Contains(string(out), "Type: ") {
+						t.Fatalf("go tool pprof %s: %v\n%s", mode, err, out)
+					}
+				}
+			}
+			if c.trace {
+				var doc struct{ TraceEvents []json.RawMessage }
+				if err := json.Unmarshal(same("trace.json"), &doc); err != nil || len(doc.TraceEvents) == 0 {
+					t.Fatalf("trace.json: %v, %d events", err, len(doc.TraceEvents))
+				}
+				des, err := os.ReadDir(filepath.Join(mnt, "trace"))
+				if err != nil || len(des) == 0 {
+					t.Fatalf("trace/: %v", err)
+				}
+				same(filepath.Join("trace", des[0].Name()))
+			}
+		})
+	}
+}
