@@ -231,8 +231,8 @@ func (e *traceEvents) sample(i int64) (hpcrun.Sample, error) {
 	if i < e.bufAt || i >= e.bufAt+int64(e.nbuf) {
 		n, err := e.t.ReadSamples(e.buf, i)
 		if err != nil {
-			if err == io.EOF && e.t.Err != nil {
-				return hpcrun.Sample{}, e.t.Err
+			if err == io.EOF && e.t.Problems.Err() != nil {
+				return hpcrun.Sample{}, e.t.Problems.Err()
 			}
 			return hpcrun.Sample{}, err
 		}
