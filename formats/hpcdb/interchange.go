@@ -154,9 +154,8 @@ func (s *traceSet) Tracks() []interchange.Track {
 // Events reads one trace line: a run of samples in one context is an X
 // event named by its procedure frame, lasting until the next sample; a
 // line's last run of one sample is an instant event.
-func (s *traceSet) Events(i int, state any) (interchange.Events, error) {
-	k, _ := state.(uint64)
-	return &traceEvents{d: s.d, m: s.d.model.get(), line: i, next: k}, nil
+func (s *traceSet) Events(i int, pos int64) (interchange.Events, error) {
+	return &traceEvents{d: s.d, m: s.d.model.get(), line: i, next: uint64(pos)}, nil
 }
 
 type traceEvents struct {
@@ -168,7 +167,7 @@ type traceEvents struct {
 	bufAt uint64
 }
 
-func (e *traceEvents) State() any { return e.next }
+func (e *traceEvents) State() int64 { return int64(e.next) }
 
 func (e *traceEvents) sample(k uint64) (hpcdb.Sample, error) {
 	if k < e.bufAt || k >= e.bufAt+uint64(len(e.buf)) {

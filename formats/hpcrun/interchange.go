@@ -203,15 +203,14 @@ func (p *profile) traceNanos(t uint64) int64 {
 // Events reads a profile's samples: each sample is an X event of its
 // node's location lasting until the next sample (runs of samples in one
 // node are one event); the last sample is an instant event.
-func (s *traceSet) Events(i int, state any) (interchange.Events, error) {
+func (s *traceSet) Events(i int, pos int64) (interchange.Events, error) {
 	s.Tracks()
 	p := s.profiles[i]
 	t, l, err := p.openTrace()
 	if err != nil {
 		return nil, err
 	}
-	next, _ := state.(int64)
-	return &traceEvents{s: s, p: p, t: t, l: l, next: next, buf: make([]hpcrun.Sample, 256)}, nil
+	return &traceEvents{s: s, p: p, t: t, l: l, next: pos, buf: make([]hpcrun.Sample, 256)}, nil
 }
 
 type traceEvents struct {
@@ -225,7 +224,7 @@ type traceEvents struct {
 	nbuf  int
 }
 
-func (e *traceEvents) State() any { return e.next }
+func (e *traceEvents) State() int64 { return e.next }
 
 func (e *traceEvents) sample(i int64) (hpcrun.Sample, error) {
 	if i < e.bufAt || i >= e.bufAt+int64(e.nbuf) {

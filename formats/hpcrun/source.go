@@ -161,7 +161,12 @@ func Open(path string) (*vfs.Source, error) {
 		}
 	}
 	if len(traced) > 0 {
-		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter)
+		var files []string
+		for _, p := range traced {
+			files = append(files, p.path, p.tracePath)
+		}
+		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter,
+			func(view string) string { return render.IndexKey("hpcrun", view, files...) })
 	}
 	m.src.AddInfo("profiles", len(files))
 	m.src.AddInfo("traces", len(traces))

@@ -101,14 +101,17 @@ func (p *Profile) flameEntries() []vfs.Entry {
 }
 
 // AddTraceViews adds trace.json (every track) and trace/<track>.json (one
-// each) to dir. Tracks are asked for on first use only.
-func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error)) {
-	dir.AddFile("trace.json", render.Stream(&traceGen{tr: tr, one: -1}, report("trace.json")))
+// each) to dir. Tracks are asked for on first use only. key names a view
+// in the on-disk index (render.IndexKey of the trace's files), so that a
+// second mount knows sizes and checkpoints at once.
+func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error), key func(view string) string) {
+	dir.AddFile("trace.json", render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json")))
 	dir.Add("trace", vfs.Lazy(func() []vfs.Entry {
 		var out []vfs.Entry
 		for i, t := range tr.Tracks() {
 			name := t.File + ".json"
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(&traceGen{tr: tr, one: i}, report("trace/"+name)))})
+			view := "trace/" + name
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(&traceGen{tr: tr, one: i}, key(view), report(view)))})
 		}
 		return out
 	}))

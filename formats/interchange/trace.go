@@ -2,6 +2,7 @@ package interchange
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -29,8 +30,9 @@ type Event struct {
 // resumable reader of each track's events.
 type Trace interface {
 	Tracks() []Track
-	// Events reads track i from state (nil: its beginning).
-	Events(i int, state any) (Events, error)
+	// Events reads track i from pos, a position State returned (0: its
+	// beginning).
+	Events(i int, pos int64) (Events, error)
 }
 
 // Events reads the events of one track in time order.
@@ -38,8 +40,9 @@ type Events interface {
 	// Next fills ev; io.EOF ends the track; other errors end the view
 	// (data errors after what was read).
 	Next(ev *Event) error
-	// State is where Next continues, for Trace.Events.
-	State() any
+	// State is where Next continues, for Trace.Events: a number, so that
+	// trace.json's checkpoints go to the on-disk index.
+	State() int64
 }
 
 // traceGen renders a Chrome Trace Event file of some tracks (all, or one
@@ -54,8 +57,22 @@ type traceGen struct {
 // metadata at the end) and where in it.
 type tracePos struct {
 	track int
-	state any
+	pos   int64
 	begun bool // the opening line is written
+}
+
+// EncodeState writes a tracePos for the on-disk index.
+func (g *traceGen) EncodeState(state any) []byte {
+	p := state.(tracePos)
+	var w render.StateWriter
+	return w.Uint(uint64(p.track)).Int(p.pos).Bool(p.begun).Bytes()
+}
+
+// DecodeState reads what EncodeState wrote.
+func (g *traceGen) DecodeState(b []byte) (any, error) {
+	r := render.NewStateReader(b)
+	p := tracePos{track: int(r.Uint(uint64(len(g.tr.Tracks())) + 1)), pos: r.Int(0, math.MaxInt64), begun: r.Bool()}
+	return p, r.Err()
 }
 
 type traceCursor struct {
@@ -104,7 +121,7 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 		return c.appendMetadata(dst), nil
 	}
 	if c.ev == nil {
-		ev, err := c.g.tr.Events(c.tracks[c.pos.track], c.pos.state)
+		ev, err := c.g.tr.Events(c.tracks[c.pos.track], c.pos.pos)
 		if err != nil {
 			if render.IsDataError(err) {
 				c.nextTrack()
@@ -134,14 +151,14 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			return c.appendMetadata(dst), nil
 		}
 		dst = appendEvent(dst, t, &c.e)
-		c.pos.state = c.ev.State()
+		c.pos.pos = c.ev.State()
 	}
 	return dst, nil
 }
 
 func (c *traceCursor) nextTrack() {
 	c.pos.track++
-	c.pos.state = nil
+	c.pos.pos = 0
 	c.ev = nil
 }
 

@@ -68,17 +68,15 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 	return c.tracks
 }
 
-func (c *chromeTrace) Events(i int, state any) (interchange.Events, error) {
+// Events reads thread i from pos, the offset of its next event (0 for
+// the first).
+func (c *chromeTrace) Events(i int, pos int64) (interchange.Events, error) {
 	c.Tracks()
 	s, err := c.t.threads[i].open()
 	if s == nil {
 		return nil, err
 	}
-	off, ok := state.(int64)
-	if !ok {
-		off = s.Start()
-	}
-	e := &chromeEvents{origin: c.origin, r: s.NewReader(off, 64<<10)}
+	e := &chromeEvents{origin: c.origin, r: s.NewReader(pos, 64<<10)}
 	e.err = e.r.Next(&e.pending)
 	return e, nil
 }
@@ -92,7 +90,7 @@ type chromeEvents struct {
 	args    []byte
 }
 
-func (e *chromeEvents) State() any { return e.pending.Off }
+func (e *chromeEvents) State() int64 { return e.pending.Off }
 
 func (e *chromeEvents) Next(ev *interchange.Event) error {
 	if e.err != nil {
@@ -110,7 +108,7 @@ func (e *chromeEvents) Next(ev *interchange.Event) error {
 	switch {
 	case e.err == io.EOF:
 		ev.Instant = true
-		e.pending.Off = -1
+		e.pending.Off = e.r.Offset() // the end: Events from here reads nothing
 	case e.err != nil:
 		ev.Instant = true
 	default:

@@ -176,7 +176,8 @@ func Open(dir string) (*vfs.Source, error) {
 	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, render.IndexKey("ovni", "events.txt", files...), nil))
 	// Stream errors name their stream: reported as such, they are the
 	// same _errors.txt line as the thread's own views give.
-	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") })
+	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") },
+		func(view string) string { return render.IndexKey("ovni", view, files...) })
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
