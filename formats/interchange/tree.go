@@ -143,14 +143,21 @@ func (t *Tree) label(n int32) string {
 	return FrameLabel(t.frames[t.frame[n]])
 }
 
-// FrameLabel is the text shown for f in folded stacks and flame graphs.
+// FrameLabel is the text shown for f in folded stacks and flame graphs:
+// its name, [unknown] when empty, with ';' (the folded separator) as ':'
+// and control characters as spaces, in valid UTF-8.
 func FrameLabel(f Frame) string {
 	s := f.Name
 	if s == "" {
 		s = "[unknown]"
 	}
-	if strings.ContainsAny(s, ";\n\r") {
-		s = strings.NewReplacer(";", ":", "\n", " ", "\r", " ").Replace(s)
-	}
-	return s
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == ';':
+			return ':'
+		case r < 0x20 || r == 0x7f:
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
