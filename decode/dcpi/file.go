@@ -158,6 +158,10 @@ func (sr *SampleReader) Next() (Sample, error) {
 	return s, nil
 }
 
+// CountAt is the count at byte i of counts from NextRun: the samples of
+// the instruction at the run's offset + i.
+func CountAt(counts []byte, i int) uint32 { return binary.LittleEndian.Uint32(counts[i:]) }
+
 // NextRun returns the offset of the next count and the following counts
 // of its chunk that are at hand (4 bytes each, little-endian, zeros
 // included; at least one), and advances past them: the bulk form of Next,

@@ -112,6 +112,12 @@ func OpenCCTDB(path string) (*CCTDB, error) {
 	return c, nil
 }
 
+// FooterAt checks the footer of a 4.0 cct.db at off, the end of its last
+// context block.
+func (c *CCTDB) FooterAt(off uint64) error {
+	return c.footerAt(off, CCTFooter, "cct.db", "context")
+}
+
 // Footer reports how the file ends.
 func (c *CCTDB) Footer() FooterStatus {
 	if c.meta {

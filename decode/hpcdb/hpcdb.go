@@ -49,17 +49,26 @@ const (
 	CCTEndMarker     = 0x6564
 )
 
+// Sizes of the records of the value blocks, which a dump walks in file
+// order.
+const (
+	ProfileValueSize = 10 // a profile's (metric, value) pair
+	ProfileCtxSize   = 12 // a profile's (context, index) pair
+	CCTValueSize     = 12 // a context's (profile, value) pair
+	CCTMetricSize    = 10 // a context's (metric, index) pair
+)
+
 // Fixed sizes of the records.
 const (
 	HeaderSize      = 128
 	profInfoSize    = 52
 	idElemSize      = 18
 	idElemSize4     = 16
-	profValSize     = 10
-	profCtxSize     = 12
+	profValSize     = ProfileValueSize
+	profCtxSize     = ProfileCtxSize
 	ctxInfoSize     = 22
-	cctValSize      = 12
-	cctMetricSize   = 10
+	cctValSize      = CCTValueSize
+	cctMetricSize   = CCTMetricSize
 	traceHdrSize    = 22
 	TraceSampleSize = 12
 )
@@ -151,6 +160,24 @@ func (f *file) Size() int64 { return f.size }
 func (f *file) Close() error {
 	if f.closer != nil {
 		return f.closer.Close()
+	}
+	return nil
+}
+
+// footerAt checks that the 8 bytes at off, where the last block of the
+// file ends, are its footer want (what hpcproftt checks): nil when they
+// are, a truncation error when the file ends first, an error saying
+// "no footer after the last <block> block" otherwise.
+func (f *file) footerAt(off uint64, want, section, block string) error {
+	b, err := decode.ReadAt(f.r, f.size, int64(min(off, uint64(f.size)+1)), 8)
+	if err == io.ErrUnexpectedEOF {
+		return decode.ErrAt(format, section, int64(min(off, uint64(f.size))), "runs past the end of the file", nil, decode.ErrTruncated)
+	}
+	if err != nil {
+		return err
+	}
+	if string(b) != want {
+		return decode.ErrAt(format, section, int64(off), "no footer after the last "+block+" block: file incomplete", nil, nil)
 	}
 	return nil
 }

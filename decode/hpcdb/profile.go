@@ -205,6 +205,12 @@ func (p *ProfileDB) openV4() error {
 	return nil
 }
 
+// FooterAt checks the footer of a 4.0 profile.db at off, the end of its
+// last profile block.
+func (p *ProfileDB) FooterAt(off uint64) error {
+	return p.footerAt(off, ProfileFooter, "profile.db", "profile")
+}
+
 // Footer reports how the file ends.
 func (p *ProfileDB) Footer() FooterStatus {
 	if p.meta {

@@ -626,6 +626,31 @@ func (e *Epoch) decodeNode(b []byte, n *Node) {
 // DecodeNode decodes the raw bytes of one node of e (from NextRaw) into n.
 func (e *Epoch) DecodeNode(b []byte, n *Node) { e.decodeNode(b, n) }
 
+// RawNodeID is the id of the raw node b (from NextRaw), as stored: negative
+// for a leaf of some hpcrun versions.
+func RawNodeID(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) }
+
+// RawNodeParent is the parent id of the raw node b (0 for a root).
+func RawNodeParent(b []byte) uint32 { return binary.BigEndian.Uint32(b[4:]) }
+
+// RawValue is the bits of metric k of the raw node b of e.
+func (e *Epoch) RawValue(b []byte, k int) uint64 {
+	return binary.BigEndian.Uint64(b[e.valuesOffset()+8*k:])
+}
+
+// valuesOffset is where the metric values start in a node of e (the
+// layout decodeNode reads).
+func (e *Epoch) valuesOffset() int {
+	p := 4 + 4 + 2 + 8
+	if e.LogicalUnwind() {
+		p += 4 + 16
+	}
+	if e.Sparse {
+		p++
+	}
+	return p
+}
+
 // Float is the value bits of a Real metric.
 func Float(bits uint64) float64 { return math.Float64frombits(bits) }
 

@@ -169,6 +169,12 @@ func errAt(section string, off int64, msg string, val any, kind error) error {
 	return decode.ErrAt(format, section, off, msg, val, kind)
 }
 
+// HeadWords returns the header address and the function count word of
+// the first 12 bytes of a preprocessed file, which head must hold.
+func HeadWords(head []byte) (headerAddr int64, count uint32) {
+	return int64(binary.LittleEndian.Uint32(head[4:])), binary.LittleEndian.Uint32(head[8:])
+}
+
 // Sniff reports whether the first bytes of an input of the given size
 // look like a preprocessed file: a supported version, a header address
 // at or after the address table, and function addresses (those within

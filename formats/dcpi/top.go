@@ -2,7 +2,6 @@ package dcpi
 
 import (
 	"cmp"
-	"encoding/binary"
 	"io"
 	"slices"
 	"sync"
@@ -205,7 +204,7 @@ func (p *profile) eachSample(fn func(dcpi.Sample)) error {
 			return err
 		}
 		for i := 0; i+4 <= len(counts); i += 4 {
-			if c := binary.LittleEndian.Uint32(counts[i:]); c != 0 {
+			if c := dcpi.CountAt(counts, i); c != 0 {
 				fn(dcpi.Sample{Offset: off + uint64(i), Count: c})
 			}
 		}

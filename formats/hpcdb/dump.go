@@ -95,10 +95,10 @@ func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 	pos := h.TuplePtr + align8(h.TupleSize)
 	for _, i := range order {
 		pi := p.Profiles[i]
-		valPos, ctxPos := pos, pos+pi.NumVals*10
+		valPos, ctxPos := pos, pos+pi.NumVals*hpcdb.ProfileValueSize
 		head := "[profile " + strconv.Itoa(i) + "\n  [metrics:\n  (NOTES: printed in file order, help checking if the file is correct)\n"
 		parts = append(parts, render.TextPart(head), render.Part{N: int64(pi.NumVals), Render: func(dst []byte, from, count int64) ([]byte, error) {
-			vals, err := readProfileValues(p, valPos+uint64(from)*10, uint64(count))
+			vals, err := readProfileValues(p, valPos+uint64(from)*hpcdb.ProfileValueSize, uint64(count))
 			for _, v := range vals {
 				dst = append(dst, "    (value: "...)
 				dst = render.AppendC(dst, v.Value, 'g')
@@ -108,7 +108,7 @@ func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 			}
 			return dst, err
 		}}, render.TextPart("  ]\n  [ctx indices:\n"), render.Part{N: int64(pi.NumCtxs) + 1, Render: func(dst []byte, from, count int64) ([]byte, error) {
-			pairs, err := readProfileCtxs(p, ctxPos+uint64(from)*12, uint64(count))
+			pairs, err := readProfileCtxs(p, ctxPos+uint64(from)*hpcdb.ProfileCtxSize, uint64(count))
 			for k, c := range pairs {
 				if from+int64(k) == int64(pi.NumCtxs) && c.Ctx == hpcdb.ProfileEndMarker {
 					dst = append(dst, "    (ctx id: END, index: "...)
@@ -124,16 +124,12 @@ func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 			}
 			return dst, err
 		}}, render.TextPart("]\n"))
-		pos = ctxPos + (uint64(pi.NumCtxs)+1)*12
+		pos = ctxPos + (uint64(pi.NumCtxs)+1)*hpcdb.ProfileCtxSize
 	}
 	footerPos := pos
 	parts = append(parts, render.Part{N: 1, Render: func(dst []byte, _, _ int64) ([]byte, error) {
-		ft, err := readRaw(p.ReaderAt(), p.Size(), footerPos, 8, "profile.db")
-		if err != nil {
+		if err := p.FooterAt(footerPos); err != nil {
 			return dst, err
-		}
-		if string(ft) != hpcdb.ProfileFooter {
-			return dst, dataErr("profile.db", int64(footerPos), "no footer after the last profile block: file incomplete")
 		}
 		return append(dst, "PROFILEDB FOOTER CORRECT, FILE COMPLETE\n"...), nil
 	}})
@@ -238,7 +234,7 @@ func cctDumpParts(c *hpcdb.CCTDB) []render.Part {
 				break
 			}
 			blocks = append(blocks, block{x, pos})
-			pos += x.NumVals*12 + (uint64(x.NumMetric)+1)*10
+			pos += x.NumVals*hpcdb.CCTValueSize + (uint64(x.NumMetric)+1)*hpcdb.CCTMetricSize
 		}
 		if planErr != nil {
 			break
@@ -283,12 +279,8 @@ func cctDumpParts(c *hpcdb.CCTDB) []render.Part {
 	}
 	footerPos := pos
 	return append(parts, render.Part{N: 1, Render: func(dst []byte, _, _ int64) ([]byte, error) {
-		ft, err := readRaw(c.ReaderAt(), c.Size(), footerPos, 8, "cct.db")
-		if err != nil {
+		if err := c.FooterAt(footerPos); err != nil {
 			return dst, err
-		}
-		if string(ft) != hpcdb.CCTFooter {
-			return dst, dataErr("cct.db", int64(footerPos), "no footer after the last context block: file incomplete")
 		}
 		return append(dst, "CCTDB FOOTER CORRECT, FILE COMPLETE\n"...), nil
 	}})
@@ -337,7 +329,7 @@ func traceDumpParts(t *hpcdb.TraceDB) []render.Part {
 		n := l.NumSamples()
 		start := pos
 		parts = append(parts, render.TextPart("[Trace "+strconv.FormatInt(int64(int32(l.Prof)), 10)+":\n"), render.Part{N: int64(n), Render: func(dst []byte, from, count int64) ([]byte, error) {
-			s, err := t.SamplesAt(int64(start+uint64(from)*12), uint64(count), nil)
+			s, err := t.SamplesAt(int64(start+uint64(from)*hpcdb.TraceSampleSize), uint64(count), nil)
 			for _, x := range s {
 				dst = append(dst, "  ("...)
 				dst = strconv.AppendUint(dst, x.Time, 10)
@@ -347,7 +339,7 @@ func traceDumpParts(t *hpcdb.TraceDB) []render.Part {
 			}
 			return dst, err
 		}}, render.TextPart("]\n"))
-		pos += n * 12
+		pos += n * hpcdb.TraceSampleSize
 	}
 	if pos >= uint64(t.Size()) {
 		parts = append(parts, render.TextPart("END OF FILE\n"))

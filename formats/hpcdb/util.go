@@ -4,19 +4,10 @@ import (
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/render"
-	"io"
 )
 
 func dataErr(section string, off int64, msg string) error {
-	return &decode.FormatError{Format: "hpcdb", Section: section, Off: off, Msg: msg}
-}
-
-func readRaw(r io.ReaderAt, size int64, off uint64, n int64, section string) ([]byte, error) {
-	b, err := decode.ReadAt(r, size, int64(min(off, uint64(size)+1)), n)
-	if err == io.ErrUnexpectedEOF {
-		return nil, &decode.FormatError{Format: "hpcdb", Section: section, Off: int64(min(off, uint64(size))), Msg: "runs past the end of the file", Err: decode.ErrTruncated}
-	}
-	return b, err
+	return decode.ErrAt("hpcdb", section, off, msg, nil, nil)
 }
 
 func readProfileValues(p *hpcdb.ProfileDB, off, n uint64) ([]hpcdb.MetricValue, error) {

@@ -2,7 +2,6 @@ package hpcrun
 
 import (
 	"container/list"
-	"encoding/binary"
 	"io"
 	"math"
 	"math/bits"
@@ -135,7 +134,6 @@ func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
 	n := e.Complete
 	m := len(e.Metrics)
 	ea := &epochAnalysis{e: e, n: n, m: m, depth: newDepths(n), parent: make([]int32, n), inner: make([]uint64, (n+63)/64)}
-	be := binary.BigEndian
 	var stack []stackEntry
 	var byID map[uint32]int32
 	nr := f.NodeReader(e, 0)
@@ -148,8 +146,8 @@ func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
 			}
 			return nil, err
 		}
-		id := absID(int32(be.Uint32(raw)))
-		parentID := be.Uint32(raw[4:])
+		id := absID(hpcrun.RawNodeID(raw))
+		parentID := hpcrun.RawNodeParent(raw)
 		par := int32(-1)
 		if parentID != 0 {
 			if byID == nil {
@@ -215,7 +213,6 @@ func (ea *epochAnalysis) sumInclusive(f *hpcrun.File) error {
 	per := max(uint64(readBlock/e.NodeSize), 1)
 	buf := make([]byte, per*uint64(e.NodeSize))
 	own := make([]uint64, m)
-	valOff := valuesOffset(e)
 	for hi := ea.n; hi > 0; {
 		lo := hi - min(per, hi)
 		b := buf[:(hi-lo)*uint64(e.NodeSize)]
@@ -226,7 +223,7 @@ func (ea *epochAnalysis) sumInclusive(f *hpcrun.File) error {
 			i--
 			raw := b[(i-lo)*uint64(e.NodeSize):]
 			for k := range own {
-				own[k] = binary.BigEndian.Uint64(raw[valOff+8*k:])
+				own[k] = e.RawValue(raw, k)
 			}
 			src := own
 			if ea.hasChildren(i) {
@@ -273,17 +270,6 @@ func (ea *epochAnalysis) inclusive(i uint64, stored []uint64) []uint64 {
 		return ea.incOf(i)
 	}
 	return stored
-}
-
-// valuesOffset is where the metric values start in a node.
-func valuesOffset(e *hpcrun.Epoch) int {
-	if e.Sparse {
-		return 4 + 4 + 2 + 8 + 1
-	}
-	if e.LogicalUnwind() {
-		return 4 + 4 + 4 + 2 + 8 + 16
-	}
-	return 4 + 4 + 2 + 8
 }
 
 func absID(id int32) uint32 {
@@ -359,7 +345,6 @@ func (ea *epochAnalysis) cctOrder(f *hpcrun.File) ([]uint32, error) {
 		// Sort each parent's children when the walk reaches it, reading
 		// the leaves' values in index order, so no per-node key is kept.
 		nodes := newNodeCache(f, ea.e)
-		valOff := valuesOffset(ea.e)
 		type keyed struct {
 			key float64
 			i   uint32
@@ -379,7 +364,7 @@ func (ea *epochAnalysis) cctOrder(f *hpcrun.File) ([]uint32, error) {
 					if err != nil {
 						return 0, err
 					}
-					bits = binary.BigEndian.Uint64(raw[valOff:])
+					bits = ea.e.RawValue(raw, 0)
 				}
 				scratch = append(scratch, keyed{ea.asFloat(bits, 0), i})
 			}

@@ -10,7 +10,6 @@
 package webgrind
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,18 +49,19 @@ func sniff(path string) (wg.Version, bool) {
 	if !ok {
 		return 0, false
 	}
-	if functions := binary.LittleEndian.Uint32(head[8:]); functions >= 4 {
+	headerAddr, functions := wg.HeadWords(head)
+	if functions >= 4 {
 		return v, true
 	}
 	text := make([]byte, 256)
-	n, _ = f.ReadAt(text, int64(binary.LittleEndian.Uint32(head[4:])))
+	n, _ = f.ReadAt(text, headerAddr)
 	first, _, _ := strings.Cut(string(text[:n]), "\n")
 	for _, c := range []byte(first) {
 		if c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
 			return 0, false
 		}
 	}
-	if binary.LittleEndian.Uint32(head[8:]) == 0 && !strings.Contains(first, ": ") {
+	if functions == 0 && !strings.Contains(first, ": ") {
 		return 0, false
 	}
 	return v, true
