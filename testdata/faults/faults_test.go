@@ -56,6 +56,11 @@ func generated(t *testing.T, dir string) map[string]string {
 	must(err)
 	out["gen/hpcdb"] = p
 
+	p = filepath.Join(dir, "database-meta")
+	_, err = hpcdbgen.WriteMeta(p, hpcdbgen.Config{Threads: 2, Contexts: 1500, Metrics: 2, Samples: 2000, Unlisted: 2, Seed: 9})
+	must(err)
+	out["gen/hpcdb-meta"] = p
+
 	p = filepath.Join(dir, "dcpi", "9805191724", "synthetic")
 	must(os.MkdirAll(filepath.Dir(p), 0o755))
 	must(os.WriteFile(p, dcpigen.Synthetic{Seed: 5, Addresses: 5000, MaxChunk: 30, Zeros: 0.3, MaxGap: 8}.Model().Bytes(), 0o644))
