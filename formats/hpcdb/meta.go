@@ -296,6 +296,68 @@ func show(v bool) string {
 	return "0"
 }
 
+// maxTaxonomySize bounds the metrics/*.yaml files read.
+const maxTaxonomySize = 4 << 20
+
+// taxonomyFiles are the metric taxonomies beside meta.db.
+func (d *db) taxonomyFiles() []string {
+	m, _ := filepath.Glob(filepath.Join(d.dir, "metrics", "*.yaml"))
+	return m
+}
+
+// taxonomyCSV lists the metric taxonomies of metrics/*.yaml: per
+// taxonomic metric and variant, the inclusive and exclusive formulas over
+// the summary statistics, named by their columns in profiles/summary.csv
+// (and cct.csv for the execution and function scopes).
+func (d *db) taxonomyCSV() ([]byte, error) {
+	m := d.model.get()
+	md := m.meta
+	cols := map[hpcdb.TaxInput]string{}
+	for i := range md.Metrics {
+		mt := &md.Metrics[i]
+		for _, s := range mt.Summaries {
+			in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
+			if k, ok := m.sumIdx[int(s.StatMetricID)]; ok {
+				cols[in] = m.summary[k].column
+			}
+		}
+	}
+	name := func(in hpcdb.TaxInput) string {
+		if c, ok := cols[in]; ok {
+			return c
+		}
+		return "[" + in.Metric + " " + in.Scope + " " + in.Formula + " " + in.Combine + "]"
+	}
+	b := render.AppendCSVRow(nil, "file", "name", "variant", "formula_inc", "formula_exc", "description")
+	for _, p := range d.taxonomyFiles() {
+		rel, _ := filepath.Rel(d.dir, p)
+		raw, err := os.ReadFile(p)
+		if err == nil && len(raw) > maxTaxonomySize {
+			err = errString(rel + ": larger than 4 MiB, not read")
+		}
+		var ms []hpcdb.TaxMetric
+		if err == nil {
+			ms, err = hpcdb.ParseTaxonomy(raw)
+		}
+		if err != nil {
+			d.src.Errors.Report(rel, err) // the rows read before the problem stay
+		}
+		for _, tm := range ms {
+			for _, v := range tm.Variants {
+				inc, exc := "", ""
+				if v.Inclusive != nil {
+					inc = v.Inclusive.Render(name)
+				}
+				if v.Exclusive != nil {
+					exc = v.Exclusive.Render(name)
+				}
+				b = render.AppendCSVRow(b, rel, tm.Path, v.Name, inc, exc, tm.Description)
+			}
+		}
+	}
+	return b, nil
+}
+
 // metaHeaderText decodes every section of meta.db.
 func (d *db) metaHeaderText(b []byte, kv func(string, any)) []byte {
 	m := d.model.get()
@@ -376,7 +438,10 @@ func (d *db) metaReadme() []byte {
 	b.WriteString("hpcfs mount of " + d.dir + "\n\nHPCToolkit database, meta.db generation (HPCToolkit 2022.10 and later):\nmeta.db, profile.db, cct.db, trace.db of format version 4.x, little-endian.\n\n")
 	b.WriteString(`README.txt        this file
 _errors.txt       decode problems found so far (empty when none)
-raw/              the original files, byte for byte (metrics/*.yaml: hpcviewer's metric taxonomy)
+raw/              the original files, byte for byte
+taxonomy.csv      where metrics/*.yaml exist (hpcviewer's metric taxonomy): per taxonomic metric
+                  and variant, the inclusive and exclusive formulas over the summary statistics,
+                  named by their columns in profiles/summary.csv (derived metrics included)
 header.txt        every decoded header and section: meta.db (general properties, identifier
                   names, propagation scopes, metrics with their propagated sub-metrics and
                   summary statistics, entry points, load modules, source files, functions),

@@ -318,3 +318,32 @@ func TestMetaFS(t *testing.T) {
 		})
 	}
 }
+
+// taxonomy.csv names the summary columns that metrics/default.yaml's
+// formulas use, derived metrics included.
+func TestMetaTaxonomy(t *testing.T) {
+	src, err := hpcdb.OpenMeta(testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cuda-nvidia-t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rows := readCSV(t, src.FS(), "taxonomy.csv")
+	want := map[string][2]string{
+		"GPUOP (sec)":    {"gpuop_sec_sum_inc", "gpuop_sec_sum_lex_aware"},
+		"GKER:STMEM (B)": {"", "gker_stmem_acumu_b_sum_lex_aware/gker_count_sum_lex_aware"},
+	}
+	for _, r := range rows[1:] {
+		if w, ok := want[r[1]]; ok {
+			if [2]string{r[3], r[4]} != w {
+				t.Errorf("%s: %q %q, want %q", r[1], r[3], r[4], w)
+			}
+			delete(want, r[1])
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("taxonomy.csv lacks %v", want)
+	}
+	if lines := src.Errors.Lines(); len(lines) > 0 {
+		t.Errorf("_errors.txt: %q", lines)
+	}
+}

@@ -21,6 +21,9 @@ func (d *db) buildViews() {
 	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
+	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
+		root.AddFile("taxonomy.csv", render.Bytes(d.taxonomyCSV, rep("taxonomy.csv")))
+	}
 	if d.profile != nil {
 		root.Add("profiles", vfs.Lazy(d.profileEntries))
 	}

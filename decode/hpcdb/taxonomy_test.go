@@ -1,0 +1,88 @@
+package hpcdb_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+func inputName(in hpcdb.TaxInput) string {
+	return in.Metric + "/" + in.Scope + "/" + in.Formula + "/" + in.Combine
+}
+
+// METRICS.yaml.ex, HPCToolkit's specification of the format, parses; its
+// derived formulas read back infix.
+func TestTaxonomySpec(t *testing.T) {
+	b, err := os.ReadFile(testdata.Corpus(t, "hpctoolkit-metadb", "hatchet-cpi-v4", "metrics", "METRICS.yaml.ex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := hpcdb.ParseTaxonomy(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, m := range ms {
+		for _, v := range m.Variants {
+			s := m.Path + " [" + v.Name + "]"
+			if v.Inclusive != nil {
+				s += " I=" + v.Inclusive.Render(inputName)
+			}
+			if v.Exclusive != nil {
+				s += " E=" + v.Exclusive.Render(inputName)
+			}
+			all = append(all, s)
+		}
+	}
+	got := strings.Join(all, "\n")
+	for _, want := range []string{
+		"CPU Cycles / L2 Bound",
+		"I=4*(perf::l1-cache-miss/execution/$$/sum-perf::l2-cache-miss/execution/$$/sum)",
+		"E=perf::cycles/function/$$/sum",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}
+
+// Every default.yaml of the corpus parses and names one variant per root.
+func TestTaxonomyCorpus(t *testing.T) {
+	matches, _ := filepath.Glob(filepath.Join(testdata.Corpus(t, "hpctoolkit-metadb"), "*", "metrics", "default.yaml"))
+	if len(matches) == 0 {
+		t.Fatal("no default.yaml in the corpus")
+	}
+	for _, p := range matches {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := hpcdb.ParseTaxonomy(b)
+		if err != nil || len(ms) == 0 || len(ms[0].Variants) == 0 || ms[0].Variants[0].Inclusive == nil || ms[0].Variants[0].Inclusive.Input == nil {
+			t.Errorf("%s: %v, %+v", p, err, ms)
+		}
+	}
+}
+
+func FuzzTaxonomy(f *testing.F) {
+	for _, c := range []string{"hatchet-cpi-v4/metrics/METRICS.yaml.ex", "hpctoolkit-loops-cuda-nvidia-t/metrics/default.yaml"} {
+		if b, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit-metadb", c)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("inputs:\n  - &a\n    metric: m\nroots:\n  - name: x\n    variants:\n      Sum:\n        formula: [2*,[*a,+,*a]]\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, _ := hpcdb.ParseTaxonomy(b)
+		for _, m := range ms {
+			for _, v := range m.Variants {
+				if v.Inclusive != nil {
+					v.Inclusive.Render(inputName)
+				}
+			}
+		}
+	})
+}
