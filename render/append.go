@@ -33,6 +33,12 @@ func AppendFloat(dst []byte, f float64) []byte {
 		if m, k, ok := shortDecimal(f); ok {
 			return appendDecimal(dst, m, k)
 		}
+		if d, exp, ok := shortest(a); ok {
+			if f < 0 {
+				dst = append(dst, '-')
+			}
+			return appendShortest(dst, d, exp)
+		}
 		return strconv.AppendFloat(dst, f, 'f', -1, 64)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, 64)
@@ -161,6 +167,13 @@ func FloatLen(f float64) int {
 	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
 		if m, k, ok := shortDecimal(f); ok {
 			return decimalLen(m, k)
+		}
+		if d, exp, ok := shortest(a); ok {
+			n := shortestLen(d, exp)
+			if f < 0 {
+				n++
+			}
+			return n
 		}
 	}
 	var buf [32]byte

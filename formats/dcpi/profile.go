@@ -145,7 +145,7 @@ func (p *profile) pctTable(t uint64) [][]byte {
 		var buf []byte
 		for c := 1; c < pctSmall; c++ {
 			start := len(buf)
-			buf = appendPct(buf, pct(uint64(c), t))
+			buf = render.AppendFloat(buf, pct(uint64(c), t))
 			p.pcts[c] = buf[start:len(buf):len(buf)]
 		}
 	})

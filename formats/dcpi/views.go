@@ -328,10 +328,10 @@ func appendCSVRow(dst []byte, s dcpi.Sample, tstart uint64, count uint32, cum, t
 	if count < pctSmall {
 		dst = append(dst, pcts[count]...)
 	} else {
-		dst = appendPct(dst, pct(uint64(count), total))
+		dst = render.AppendFloat(dst, pct(uint64(count), total))
 	}
 	dst = append(dst, ',')
-	dst = appendPct(dst, pct(cum, total))
+	dst = render.AppendFloat(dst, pct(cum, total))
 	return append(dst, '\n')
 }
 
@@ -341,7 +341,7 @@ func csvRowLen(s dcpi.Sample, tstart uint64, cum, total uint64, pcts [][]byte) i
 	if s.Count < pctSmall {
 		n += int64(len(pcts[s.Count]))
 	} else {
-		n += int64(pctLen(pct(uint64(s.Count), total)))
+		n += int64(render.FloatLen(pct(uint64(s.Count), total)))
 	}
-	return n + 1 + int64(pctLen(pct(cum, total))) + 1
+	return n + 1 + int64(render.FloatLen(pct(cum, total))) + 1
 }

@@ -91,45 +91,8 @@ type traceCursor struct {
 	k     uint64 // next sample + 1; 0 = CSV header
 	total uint64
 	buf   []hpcdb.Sample
-	times decimalPrefix // absolute times
-	rel   decimalPrefix // times relative to the minimum
-}
-
-// decimalPrefix formats increasing numbers such as consecutive timestamps,
-// reusing the decimal digits above the last nine while they stay the same.
-type decimalPrefix struct {
-	high   uint64 // v / 1e9 of the cached prefix
-	prefix []byte // decimal digits of high; nil when none is cached
-}
-
-func (p *decimalPrefix) append(dst []byte, v uint64) []byte {
-	high, low := v/1e9, v%1e9
-	if high == 0 {
-		return strconv.AppendUint(dst, v, 10)
-	}
-	if p.prefix == nil || high != p.high {
-		p.high, p.prefix = high, strconv.AppendUint(p.prefix[:0], high, 10)
-	}
-	dst = append(dst, p.prefix...)
-	var digits [9]byte
-	for i := 7; i > 0; i -= 2 {
-		d := low % 100 * 2
-		low /= 100
-		digits[i], digits[i+1] = digitPairs[d], digitPairs[d+1]
-	}
-	digits[0] = byte('0' + low)
-	return append(dst, digits[:]...)
-}
-
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
-func (p *decimalPrefix) appendInt(dst []byte, v int64) []byte {
-	if v < 0 {
-		return strconv.AppendInt(dst, v, 10)
-	}
-	return p.append(dst, uint64(v))
+	times render.DecimalPrefix // absolute times
+	rel   render.DecimalPrefix // times relative to the minimum
 }
 
 func (c *traceCursor) State() any { return c.k }
@@ -216,10 +179,10 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 		if int(x.Ctx) < m.numCtx {
 			f = m.frame[x.Ctx]
 		}
-		dst = c.times.append(dst, x.Time)
+		dst = c.times.AppendUint(dst, x.Time)
 		if c.g.csv {
 			dst = append(dst, ',')
-			dst = c.rel.appendInt(dst, t)
+			dst = c.rel.AppendInt(dst, t)
 			dst = append(dst, ',')
 			dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
 			dst = append(dst, ',')
@@ -243,7 +206,7 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			}
 		} else {
 			dst = append(dst, ' ', ' ')
-			dst = c.rel.appendInt(dst, t)
+			dst = c.rel.AppendInt(dst, t)
 			dst = append(dst, ' ', ' ')
 			dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
 			dst = append(dst, ' ', ' ')
