@@ -16,8 +16,8 @@ func pct(part, whole uint64) float64 { return float64(part) * 100 / float64(whol
 // and beyond, positive and negative.
 func TestShortestMatchesStrconv(t *testing.T) {
 	n := 1_000_000
-	if testing.Short() {
-		n = 100_000
+	if testing.Short() || raceEnabled {
+		n = 50_000
 	}
 	check := func(x float64) {
 		checkOne(t, x)
