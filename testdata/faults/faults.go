@@ -12,7 +12,7 @@
 package faults
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -160,7 +160,7 @@ func CopySource(from, to string) ([]string, error) {
 // A Tree is what ReadAll found: each view's bytes (or its error) and
 // _errors.txt.
 type Tree struct {
-	Views  map[string][]byte
+	Views  map[string][sha256.Size]byte // each view's SHA-256
 	Errors map[string]error
 	Lines  []string // _errors.txt
 }
@@ -169,14 +169,10 @@ type Tree struct {
 // of per-function files stays quick; they are taken in walk order.
 const maxViews = 400
 
-// maxView bounds the bytes kept of one view (the rest is read and sized,
-// not kept).
-const maxView = 4 << 20
-
 // ReadAll reads every view of fsys but raw/, checking that each yields
 // exactly its stated size, then _errors.txt last.
 func ReadAll(fsys fs.FS) (*Tree, []error) {
-	tr := &Tree{Views: map[string][]byte{}, Errors: map[string]error{}}
+	tr := &Tree{Views: map[string][sha256.Size]byte{}, Errors: map[string]error{}}
 	var problems []error
 	n := 0
 	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -213,43 +209,43 @@ func ReadAll(fsys fs.FS) (*Tree, []error) {
 
 var errSize = errors.New("view does not hold its stated size")
 
-func readView(fsys fs.FS, p string) ([]byte, error) {
+func readView(fsys fs.FS, p string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
 	f, err := fsys.Open(p)
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return sum, err
 	}
 	r, ok := f.(io.ReaderAt)
 	if !ok {
-		return nil, fmt.Errorf("%s: no ReaderAt", p)
+		return sum, fmt.Errorf("%s: no ReaderAt", p)
 	}
-	var kept bytes.Buffer
+	h := sha256.New()
 	buf := make([]byte, 64<<10)
 	var off int64
 	for {
 		k, err := r.ReadAt(buf, off)
-		if kept.Len() < maxView {
-			kept.Write(buf[:min(k, maxView-kept.Len())])
-		}
+		h.Write(buf[:k])
 		off += int64(k)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return sum, err
 		}
 		if k == 0 {
-			return nil, fmt.Errorf("%s: no progress at %d", p, off)
+			return sum, fmt.Errorf("%s: no progress at %d", p, off)
 		}
 	}
 	if off != fi.Size() {
-		return nil, fmt.Errorf("%s: %w: read %d bytes, size %d", p, errSize, off, fi.Size())
+		return sum, fmt.Errorf("%s: %w: read %d bytes, size %d", p, errSize, off, fi.Size())
 	}
-	return kept.Bytes(), nil
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // notInput tells the files of a corpus case that are there for people and
