@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,17 +71,6 @@ func TestHpcdbUnlistedContexts(t *testing.T) {
 			t.Errorf("cct.csv has no unlisted row for context %s", id)
 		}
 	}
-}
-
-func hpcdbCSV(t *testing.T, b []byte) [][]string {
-	t.Helper()
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // Every CSV of the ping-pong sample converts to xlsx in LibreOffice and

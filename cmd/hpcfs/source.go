@@ -7,7 +7,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/formats/vfs"
-	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	"github.com/hpcfs/hpcfs/internal/demo"
 )
 
 // openSource detects and opens path; an empty path opens the demo trace,
@@ -20,7 +20,7 @@ func openSource(path string) (src *vfs.Source, cleanup func(), err error) {
 			return nil, cleanup, err
 		}
 		cleanup = func() { os.RemoveAll(dir) }
-		if path, err = ovnigen.WriteDemo(dir); err != nil {
+		if path, err = demo.Write(dir); err != nil {
 			cleanup()
 			return nil, func() {}, err
 		}

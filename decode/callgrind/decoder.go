@@ -527,10 +527,10 @@ func (d *Decoder) line(line []byte, off int64) *Record {
 		var b uint64
 		if ok && len(rest) > 0 && rest[0] == '/' {
 			// valgrind and KCachegrind: followed/executed
-			b, rest, ok = leadingNumber(rest[1:])
+			b, _, ok = leadingNumber(rest[1:])
 			a, b = b, a
 		} else if ok {
-			b, rest, ok = leadingNumber(rest)
+			b, _, ok = leadingNumber(rest)
 		}
 		if !ok {
 			d.report(off, "bad jcnd= line", string(line))

@@ -2,7 +2,6 @@ package hpcdb
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -132,17 +131,6 @@ type Node struct {
 	Lex   uint8  // lexical type (LexFunction ... LexEntry)
 	Flags uint8  // hasFunction, hasSrcLoc, hasPoint
 	Prop  uint16 // propagation bitmask
-}
-
-// NewExperiment parses experiment.xml from r. On malformed input it
-// returns what it decoded before the bad bytes together with a
-// *decode.FormatError.
-func NewExperiment(r io.ReaderAt, size int64) (*Experiment, error) {
-	b, err := decode.ReadAt(r, size, 0, size)
-	if err != nil {
-		return nil, err
-	}
-	return ParseExperiment(b)
 }
 
 // OpenExperiment parses the experiment.xml at path.

@@ -238,8 +238,6 @@ func versionString(major, minor uint8) string {
 	return strconv.FormatUint(uint64(major), 10) + "." + strconv.FormatUint(uint64(minor), 10)
 }
 
-func align8(v uint64) uint64 { return (v + 7) &^ 7 }
-
 // ReaderAt is the file's content.
 func (f *file) ReaderAt() io.ReaderAt { return f.r }
 

@@ -383,15 +383,6 @@ func printable(s string) bool {
 	return true
 }
 
-func hasMetrics(es []*Epoch) bool {
-	for _, e := range es {
-		if len(e.Metrics) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // layoutOf tells A from B: A's flags use the bit-field encoding.
 func layoutOf(es []*Epoch) Layout {
 	n, old := 0, 0

@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -202,8 +201,6 @@ func fileExists(path string) bool {
 func (d *db) stream(gen render.Generator, where string) render.View {
 	return render.IndexedStream(gen, render.IndexKey("hpcdb", where, d.files...), d.src.Errors.Reporter(where))
 }
-
-func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // knownMinor is the newest minor version of profile.db, cct.db and
 // trace.db that hpcfs knows (4.0, HPCToolkit 2020 to 2024 alike).

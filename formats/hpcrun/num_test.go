@@ -10,7 +10,7 @@ import (
 
 func TestValueLenMatchesAppendValue(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	vals := []uint64{0, 1, 9, 10, 15, 16, 255, 256, 1 << 63, math.MaxUint64, math.Float64bits(0.1), math.Float64bits(-0.0), math.Float64bits(math.NaN())}
+	vals := []uint64{0, 1, 9, 10, 15, 16, 255, 256, 1 << 63, math.MaxUint64, math.Float64bits(0.1), math.Float64bits(math.Copysign(0, -1)), math.Float64bits(math.NaN())}
 	for i := 0; i < 100000; i++ {
 		switch i % 3 {
 		case 0:

@@ -212,8 +212,6 @@ type profile struct {
 	anaMu sync.Mutex
 	ana   atomic.Pointer[analysis]
 
-	orderOnce sync.Once
-
 	traceOnce sync.Once
 	trace     *hpcrun.Trace
 	traceErr  error

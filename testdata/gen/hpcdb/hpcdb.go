@@ -346,8 +346,6 @@ type block struct {
 	nc   uint32
 }
 
-func (g *DB) numUnlisted() int { return g.Unlisted }
-
 // profileBlock renders profile p's block (p = 0: summary from sums).
 func (g *DB) profileBlock(p int, exc, inc [][]float64) block {
 	var b block
