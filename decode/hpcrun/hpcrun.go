@@ -28,8 +28,8 @@ import (
 	"github.com/hpcfs/hpcfs/decode"
 )
 
-// Format is the name errors carry.
-const Format = "hpcrun"
+// format is the name errors carry.
+const format = "hpcrun"
 
 const (
 	// ProfileMagic starts every profile.
@@ -659,7 +659,7 @@ func newCursor(r io.ReaderAt, size, off int64, section string) *cursor {
 }
 
 func errAt(section string, off int64, msg string, val any, kind error) *decode.FormatError {
-	return decode.ErrAt(Format, section, off, msg, val, kind)
+	return decode.ErrAt(format, section, off, msg, val, kind)
 }
 
 func (c *cursor) fail(off int64, msg string, val any, err error) {

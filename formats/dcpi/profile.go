@@ -161,7 +161,7 @@ func pct(part, whole uint64) float64 {
 
 func addViews(p *profile) {
 	d := p.viewDir
-	d.AddFile("header.txt", render.Bytes(p.headerTxt, nil))
+	d.AddFile("header.txt", render.Bytes(p.headerText, nil))
 	if !p.hdr.BodyDecodable() {
 		return
 	}

@@ -47,9 +47,9 @@ func epochUTC(s string) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// headerTxt is the header as stored, then the decoded fields and the
+// headerText is the header as stored, then the decoded fields and the
 // footer check.
-func (p *profile) headerTxt() ([]byte, error) {
+func (p *profile) headerText() ([]byte, error) {
 	h := p.hdr
 	b := append([]byte(nil), h.Raw...)
 	b = append(b, "\n== decoded header ==\n"...)

@@ -165,8 +165,8 @@ func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
 					par = k
 				} else {
 					ea.n = i
-					ea.err = &decode.FormatError{Format: hpcrun.Format, Section: "epoch " + strconv.Itoa(e.Index) + " cct",
-						Off: e.NodesOff + int64(i)*e.NodeSize, Msg: "parent id not found among the nodes before", Val: parentID}
+					ea.err = decode.ErrAt("hpcrun", "epoch "+strconv.Itoa(e.Index)+" cct",
+						e.NodesOff+int64(i)*e.NodeSize, "parent id not found among the nodes before", parentID, nil)
 					break
 				}
 			}

@@ -129,7 +129,7 @@ func kv(b []byte, name, value string) []byte {
 	return append(b, '\n')
 }
 
-func (p *profile) headerTxt() ([]byte, error) {
+func (p *profile) headerText() ([]byte, error) {
 	f, err := p.open()
 	if err != nil {
 		return nil, err

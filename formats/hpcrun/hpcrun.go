@@ -281,7 +281,7 @@ func (p *profile) entries() []vfs.Entry {
 	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
 		add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), render.IndexKey("hpcrun", "hpcproftt.txt", p.path), rep("hpcproftt.txt")))
 	}
-	add("header.txt", render.Bytes(p.headerTxt, rep("header.txt")))
+	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
 	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", p.path), rep("cct.csv")))
