@@ -14,6 +14,7 @@ import (
 
 	hpcrundec "github.com/hpcfs/hpcfs/decode/hpcrun"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
+	dcpigen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
 	hpcdbgen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 	hpcrungen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
@@ -45,7 +46,9 @@ var changeSources = map[string]func(t *testing.T, dir string) string{
 		return p
 	},
 	"dcpi": func(t *testing.T, dir string) string {
-		p, _ := dcpiTree(t)
+		p := filepath.Join(dir, "9805191724", "synthetic")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		writeFile(t, p, dcpigen.Synthetic{Seed: 5, Addresses: 5000, MaxChunk: 30, Zeros: 0.3, MaxGap: 8}.Model().Bytes())
 		return p
 	},
 	"webgrind": func(t *testing.T, dir string) string {
@@ -120,64 +123,127 @@ var changes = map[string]func(p string) error{
 }
 
 // TestSourceChangedUnderMount changes an input of a mounted source of each
-// format (truncated, overwritten in place, replaced by rename, deleted)
-// and checks that every file of the root then either fails with EIO or
-// reads exactly as before (files made when the source was opened), that
-// at least one fails, and that _errors.txt names the changed file.
+// format (truncated, overwritten in place, replaced by rename, deleted):
+// one mount per format of a folder holding four copies of its source, one
+// per change (DCPI: four mounts). Every file of a changed source's root then either fails with
+// EIO or reads exactly as before (files made when the source was opened),
+// at least one fails, its _errors.txt names the changed file, and the
+// copies not yet changed still read as before.
 func TestSourceChangedUnderMount(t *testing.T) {
 	formats := make([]string, 0, len(changeSources))
 	for f := range changeSources {
 		formats = append(formats, f)
 	}
 	sort.Strings(formats)
+	kinds := []string{"delete", "overwrite", "rename", "truncate"}
 	for _, format := range formats {
-		for _, change := range []string{"truncate", "overwrite", "rename", "delete"} {
-			t.Run(format+"/"+change, func(t *testing.T) {
-				src := changeSources[format](t, t.TempDir())
-				input := largestFile(t, src)
-				mnt := mountCLI(t, src)
-				des, err := os.ReadDir(mnt)
-				if err != nil {
-					t.Fatal(err)
+		t.Run(format, func(t *testing.T) {
+			folder := t.TempDir()
+			inputs := map[string]string{}
+			for _, kind := range kinds {
+				dir := filepath.Join(folder, kind)
+				os.Mkdir(dir, 0o755)
+				inputs[kind] = largestFile(t, changeSources[format](t, dir))
+			}
+			// A folder of DCPI profiles is one DCPI source: those copies are
+			// mounted one by one.
+			separate := format == "dcpi"
+			var mnt string
+			if !separate {
+				mnt = mountCLI(t, folder)
+			}
+			roots := map[string]string{}
+			before := map[string]map[string][]byte{}
+			for _, kind := range kinds {
+				if separate {
+					roots[kind] = sourceRoot(t, mountCLI(t, filepath.Join(folder, kind)))
+				} else {
+					roots[kind] = sourceRoot(t, filepath.Join(mnt, kind))
 				}
-				before := map[string][]byte{}
-				for _, de := range des {
-					if de.Type().IsRegular() && de.Name() != "_errors.txt" {
-						before[de.Name()] = mustReadFile(t, filepath.Join(mnt, de.Name()))
-					}
-				}
-				// The kernel's clock for modification times is coarse (a tick):
-				// a rewrite in the same tick as the write would not show.
-				time.Sleep(20 * time.Millisecond)
-				if err := changes[change](input); err != nil {
+				before[kind] = readRoot(t, roots[kind])
+			}
+			// The kernel's clock for modification times is coarse (a tick):
+			// a rewrite in the same tick as the write would not show.
+			time.Sleep(20 * time.Millisecond)
+			for k, kind := range kinds {
+				if err := changes[kind](inputs[kind]); err != nil {
 					t.Fatal(err)
 				}
 				failed := 0
-				for name, old := range before {
-					got, err := os.ReadFile(filepath.Join(mnt, name))
+				for name, old := range before[kind] {
+					got, err := os.ReadFile(filepath.Join(roots[kind], name))
 					switch {
 					case errors.Is(err, syscall.EIO):
 						failed++
 					case err != nil:
-						t.Errorf("%s: %v, want EIO or the same bytes", name, err)
+						t.Errorf("%s: %s: %v, want EIO or the same bytes", kind, name, err)
 					case !bytes.Equal(got, old):
-						t.Errorf("%s: %d bytes, different from the %d before the change", name, len(got), len(old))
+						t.Errorf("%s: %s: %d bytes, different from the %d before the change", kind, name, len(got), len(old))
 					}
 				}
 				if failed == 0 {
-					t.Errorf("no file of %q fails after the change", names(before))
+					t.Errorf("%s: no file of %q fails after the change", kind, names(before[kind]))
 				}
-				rel, _ := filepath.Rel(src, input)
-				if rel == "." {
-					rel = filepath.Base(input)
+				errs := string(mustReadFile(t, filepath.Join(roots[kind], "_errors.txt")))
+				if !strings.Contains(errs, filepath.Base(inputs[kind])+": changed under the mount") {
+					t.Errorf("%s: _errors.txt does not name %s:\n%s", kind, inputs[kind], errs)
 				}
-				errs := string(mustReadFile(t, filepath.Join(mnt, "_errors.txt")))
-				if !strings.Contains(errs, rel+": changed under the mount") {
-					t.Errorf("_errors.txt does not name %s:\n%s", rel, errs)
+				for _, other := range kinds[k+1:] { // not changed yet
+					for name, old := range before[other] {
+						if got, err := os.ReadFile(filepath.Join(roots[other], name)); err != nil || !bytes.Equal(got, old) {
+							t.Errorf("%s, unchanged: %s: %v", other, name, err)
+						}
+					}
 				}
-			})
+			}
+		})
+	}
+}
+
+// sourceRoot is the root of the source mounted at or below dir: the first
+// directory, breadth first, that holds an _errors.txt.
+func sourceRoot(t *testing.T, dir string) string {
+	queue := []string{dir}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if _, err := os.Stat(filepath.Join(d, "_errors.txt")); err == nil {
+			return d
+		}
+		des, _ := os.ReadDir(d)
+		for _, de := range des {
+			if de.IsDir() {
+				queue = append(queue, filepath.Join(d, de.Name()))
+			}
 		}
 	}
+	t.Fatalf("no source mounted below %s", dir)
+	return ""
+}
+
+// readRoot reads the regular files below dir (at most 40, raw/ and
+// _errors.txt left out), by path relative to dir.
+func readRoot(t *testing.T, dir string) map[string][]byte {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case rel == "raw":
+			return filepath.SkipDir
+		case len(out) == 40:
+			return filepath.SkipAll
+		case d.Type().IsRegular() && rel != "_errors.txt":
+			out[rel] = mustReadFile(t, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func names(m map[string][]byte) []string {
