@@ -48,17 +48,13 @@ func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
 		t.Fatal(err)
 	}
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	kinds := webgrindKinds(t, dir)
 	kind := func(name string) string {
-		switch {
-		case strings.Contains(name, "php::"):
-			return "internal"
-		case strings.Contains(name, "require_once::"), strings.Contains(name, "require::"),
-			strings.Contains(name, "include_once::"), strings.Contains(name, "include::"):
-			return "include"
-		case strings.Contains(name, "->"), strings.Contains(name, "::"):
-			return "class"
+		k, ok := kinds[name]
+		if !ok {
+			t.Fatalf("%s: no humanKind in ui.json", name)
 		}
-		return "procedural"
+		return k
 	}
 	functions = [][]string{{"function_id", "function", "file", "line", "kind", "call_count", "cost_inc", "cost_exc", "cost_inc_pct", "cost_exc_pct"}}
 	calls = [][]string{{"caller_id", "caller", "callee_id", "callee", "line", "call_count", "call_cost", "call_cost_pct"}}
@@ -76,6 +72,39 @@ func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
 		}
 	}
 	return functions, calls
+}
+
+// webgrindKinds maps function names to the humanKind webgrind's web UI
+// gives them (ui.json, its function_list answers). The Xdebug 2 case has no
+// ui.json: it is the same PHP profile as xdebug-app-v7, whose kinds it uses.
+func webgrindKinds(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	path := filepath.Join(dir, "ui.json")
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Join(dir, "..", "xdebug-app-v7", "ui.json")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ui struct {
+		FunctionList map[string]struct {
+			Functions []struct{ FunctionName, HumanKind string }
+		} `json:"function_list"`
+	}
+	if err := json.Unmarshal(b, &ui); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, l := range ui.FunctionList {
+		for _, f := range l.Functions {
+			kinds[f.FunctionName] = f.HumanKind
+		}
+	}
+	if len(kinds) == 0 {
+		t.Fatalf("%s: no functions", path)
+	}
+	return kinds
 }
 
 func parseCSV(t *testing.T, b []byte) [][]string {

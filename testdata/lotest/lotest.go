@@ -36,9 +36,14 @@ func Require(t testing.TB) string {
 const csvFilter = "44,34,76,1"
 
 // RoundTrip converts every file to xlsx and back to CSV in two LibreOffice
-// runs and returns the rows LibreOffice wrote back, by input path.
+// runs and returns the rows LibreOffice wrote back, by input path. It
+// fails the test when files is empty: a test that found no CSV to check
+// has checked nothing.
 func RoundTrip(t testing.TB, files []string) map[string][][]string {
 	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no CSV file to convert")
+	}
 	lo := Require(t)
 	work := t.TempDir()
 	in, xlsx, back := filepath.Join(work, "in"), filepath.Join(work, "xlsx"), filepath.Join(work, "back")
