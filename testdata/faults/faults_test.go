@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -117,13 +118,14 @@ type tally struct {
 	mutants, refused, reported, identical, silent, failed int
 }
 
-// peakHeap samples the live heap until stop is closed.
+// peakHeap samples the live heap (as of the last collection: garbage not
+// yet collected is not memory the code holds) until stop is closed.
 func peakHeap(stop chan struct{}, peak *atomic.Uint64) {
-	var ms runtime.MemStats
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	for {
-		runtime.ReadMemStats(&ms)
-		if ms.HeapInuse > peak.Load() {
-			peak.Store(ms.HeapInuse)
+		metrics.Read(sample)
+		if v := sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > peak.Load() {
+			peak.Store(v.Uint64())
 		}
 		select {
 		case <-stop:
