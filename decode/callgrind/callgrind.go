@@ -205,7 +205,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 		f.Problems.Add(problem("header", lr.off, "reading: "+lr.err.Error(), nil))
 	}
 	if len(f.Header.Events) == 0 {
-		return nil, &decode.FormatError{Format: formatName, Section: "header", Off: f.BodyOff, Msg: "no events: line before the body"}
+		return nil, decode.ErrAt(formatName, "header", f.BodyOff, "no events: line before the body", nil, nil)
 	}
 	f.Header.fillLongNames()
 	return f, nil
@@ -226,7 +226,7 @@ func isHeaderLine(line []byte) bool {
 }
 
 func problem(section string, off int64, msg string, val any) *decode.FormatError {
-	return &decode.FormatError{Format: formatName, Section: section, Off: off, Msg: msg, Val: val}
+	return decode.ErrAt(formatName, section, off, msg, val, nil)
 }
 
 // set applies one "key: value" line.

@@ -199,7 +199,7 @@ func (d *Decoder) Next() (*Record, error) {
 			}
 			if err := d.lr.err; err != nil {
 				if d.f.Gzip {
-					return nil, &decode.FormatError{Format: formatName, Section: "gzip stream", Off: d.lr.off, Msg: err.Error(), Err: decode.ErrTruncated}
+					return nil, decode.ErrAt(formatName, "gzip stream", d.lr.off, err.Error(), nil, decode.ErrTruncated)
 				}
 				return nil, err
 			}

@@ -70,8 +70,7 @@ func (f *File) Footer() (Footer, error) {
 		return Footer{}, err
 	}
 	if f.Size-f.Header.Size() < FooterSize {
-		return Footer{}, &decode.FormatError{Format: "dcpi", Section: "footer", Off: f.Header.Size(),
-			Msg: "body shorter than the 8-byte footer", Val: f.Size - f.Header.Size(), Err: decode.ErrTruncated}
+		return Footer{}, decode.ErrAt("dcpi", "footer", f.Header.Size(), "body shorter than the 8-byte footer", f.Size-f.Header.Size(), decode.ErrTruncated)
 	}
 	b, err := decode.ReadAt(f.r, f.Size, f.Size-FooterSize, FooterSize)
 	if err != nil {
@@ -197,7 +196,7 @@ func (sr *SampleReader) chunk() error {
 		return io.EOF
 	}
 	bad := func(msg string, val any, wrapped error) error {
-		return &decode.FormatError{Format: "dcpi", Section: "chunk " + strconv.FormatInt(p.Chunks, 10), Off: p.Off, Msg: msg, Val: val, Err: wrapped}
+		return decode.ErrAt("dcpi", "chunk "+strconv.FormatInt(p.Chunks, 10), p.Off, msg, val, wrapped)
 	}
 	if p.Off > sr.end || sr.end-p.Off < 8 {
 		return bad("chunk header runs into the footer", sr.end-p.Off, decode.ErrTruncated)
@@ -236,7 +235,7 @@ func (sr *SampleReader) bytes(off int64, n int) ([]byte, error) {
 	}
 	k := min(int64(readBlock), sr.end-off)
 	if k < int64(n) {
-		return nil, &decode.FormatError{Format: "dcpi", Section: "body", Off: off, Msg: "unexpected end of body", Err: decode.ErrTruncated}
+		return nil, decode.ErrAt("dcpi", "body", off, "unexpected end of body", nil, decode.ErrTruncated)
 	}
 	if sr.buf == nil {
 		sr.buf = make([]byte, readBlock)
@@ -268,12 +267,12 @@ func DecodePos(b []byte) (Pos, []byte, error) {
 	for i := range v {
 		x, n := binary.Uvarint(b)
 		if n <= 0 {
-			return Pos{}, nil, &decode.FormatError{Format: "dcpi", Section: "position", Msg: "bad encoded position"}
+			return Pos{}, nil, decode.ErrAt("dcpi", "position", 0, "bad encoded position", nil, nil)
 		}
 		v[i], b = x, b[n:]
 	}
 	if v[0] > 1<<62 || v[1] > 1<<32-1 || v[5] > 1<<62 || v[6] > 1 {
-		return Pos{}, nil, &decode.FormatError{Format: "dcpi", Section: "position", Msg: "bad encoded position"}
+		return Pos{}, nil, decode.ErrAt("dcpi", "position", 0, "bad encoded position", nil, nil)
 	}
 	return Pos{Off: int64(v[0]), Left: uint32(v[1]), Next: v[2], PrevOff: v[3], PrevEnd: v[4], Chunks: int64(v[5]), started: v[6] == 1}, b, nil
 }

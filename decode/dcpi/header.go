@@ -128,15 +128,13 @@ func (h *Header) BodyDecodable() bool {
 func (h *Header) BodyErr() error {
 	switch {
 	case !h.validVersion:
-		return &decode.FormatError{Format: "dcpi", Section: "header", Msg: "no valid version line; the sample data cannot be decoded"}
+		return decode.ErrAt("dcpi", "header", 0, "no valid version line; the sample data cannot be decoded", nil, nil)
 	case h.Major == 1:
-		return &decode.FormatError{Format: "dcpi", Section: "header", Off: h.Size(), Val: h.Version, Err: decode.ErrUnsupportedVersion,
-			Msg: "the binary layout of major version 1 was never published; the sample data cannot be decoded"}
+		return decode.ErrAt("dcpi", "header", h.Size(), "the binary layout of major version 1 was never published; the sample data cannot be decoded", h.Version, decode.ErrUnsupportedVersion)
 	case h.Major != 0 || (h.Minor != 6 && h.Minor != 7):
-		return &decode.FormatError{Format: "dcpi", Section: "header", Off: h.Size(), Val: h.Version, Err: decode.ErrUnsupportedVersion,
-			Msg: "only versions pdb-0.06 and pdb-0.07 have a documented binary layout; the sample data cannot be decoded"}
+		return decode.ErrAt("dcpi", "header", h.Size(), "only versions pdb-0.06 and pdb-0.07 have a documented binary layout; the sample data cannot be decoded", h.Version, decode.ErrUnsupportedVersion)
 	case !h.validTstart:
-		return &decode.FormatError{Format: "dcpi", Section: "header", Msg: "no single valid tstart line; the sample data cannot be decoded"}
+		return decode.ErrAt("dcpi", "header", 0, "no single valid tstart line; the sample data cannot be decoded", nil, nil)
 	}
 	return nil
 }
@@ -170,7 +168,7 @@ func readHeader(r io.ReaderAt, size int64) ([]byte, error) {
 			}
 		}
 	}
-	return nil, &decode.FormatError{Format: "dcpi", Section: "header", Off: 0, Msg: "no terminator line \"samples\" in the first bytes", Val: limit, Err: ErrNoHeader}
+	return nil, decode.ErrAt("dcpi", "header", 0, "no terminator line \"samples\" in the first bytes", limit, ErrNoHeader)
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }

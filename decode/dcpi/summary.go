@@ -73,7 +73,7 @@ func (s *Summary) FooterCheck() error {
 		return s.FooterErr
 	}
 	bad := func(msg string) error {
-		return &decode.FormatError{Format: "dcpi", Section: "footer", Off: s.End, Msg: msg}
+		return decode.ErrAt("dcpi", "footer", s.End, msg, nil, nil)
 	}
 	if s.BodyErr != nil {
 		return bad("not checked: the chunks could not all be read")

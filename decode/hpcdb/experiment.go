@@ -186,11 +186,11 @@ type attr struct {
 }
 
 func (p *xmlParser) fail(off int, msg string, val any) error {
-	return &decode.FormatError{Format: format, Section: "experiment.xml", Off: int64(off), Msg: msg, Val: val}
+	return decode.ErrAt(format, "experiment.xml", int64(off), msg, val, nil)
 }
 
 func (p *xmlParser) truncated(off int, msg string) error {
-	return &decode.FormatError{Format: format, Section: "experiment.xml", Off: int64(off), Msg: msg, Err: decode.ErrTruncated}
+	return decode.ErrAt(format, "experiment.xml", int64(off), msg, nil, decode.ErrTruncated)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

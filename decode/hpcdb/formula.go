@@ -124,7 +124,7 @@ type formulaParser struct {
 }
 
 func (p *formulaParser) fail(msg string) error {
-	return &decode.FormatError{Format: format, Section: "metric formula", Off: int64(p.i), Msg: msg, Val: p.s}
+	return decode.ErrAt(format, "metric formula", int64(p.i), msg, p.s, nil)
 }
 
 func (p *formulaParser) skip() {

@@ -122,11 +122,11 @@ type file struct {
 func (f *file) Meta() bool { return f.meta }
 
 func (f *file) errAt(off int64, msg string, val any) error {
-	return &decode.FormatError{Format: format, Section: f.name, Off: off, Msg: msg, Val: val}
+	return decode.ErrAt(format, f.name, off, msg, val, nil)
 }
 
 func (f *file) truncAt(off int64, msg string) error {
-	return &decode.FormatError{Format: format, Section: f.name, Off: off, Msg: msg, Err: decode.ErrTruncated}
+	return decode.ErrAt(format, f.name, off, msg, nil, decode.ErrTruncated)
 }
 
 // read reads n bytes at off, reporting a truncation as a FormatError.
@@ -229,7 +229,7 @@ func (f *file) commonHeader(magic string, minSize int64) (commonHeader, []byte, 
 	h.Count = be.Uint32(b[18:])
 	h.NumSec = be.Uint16(b[22:])
 	if h.Major != 1 && h.Major != 4 {
-		return h, b, &decode.FormatError{Format: format, Section: f.name, Off: 16, Msg: "unsupported version", Val: versionString(h.Major, h.Minor), Err: decode.ErrUnsupportedVersion}
+		return h, b, decode.ErrAt(format, f.name, 16, "unsupported version", versionString(h.Major, h.Minor), decode.ErrUnsupportedVersion)
 	}
 	return h, b, nil
 }

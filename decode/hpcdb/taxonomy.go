@@ -118,7 +118,7 @@ func (p *yParser) fail(msg string) error {
 	if p.i < len(p.lines) {
 		no = p.lines[p.i].no
 	}
-	return &decode.FormatError{Format: format, Section: "METRICS.yaml", Off: int64(no), Msg: msg + " (line " + strconv.Itoa(no) + ")"}
+	return decode.ErrAt(format, "METRICS.yaml", int64(no), msg+" (line "+strconv.Itoa(no)+")", nil, nil)
 }
 
 // stripComment removes a # comment outside quotes.

@@ -51,7 +51,7 @@ func (f *file) v4Header(id string, nsec int) (major, minor uint8, secs []Section
 	}
 	major, minor = b[14], b[15]
 	if major != 4 {
-		return major, minor, nil, &decode.FormatError{Format: format, Section: f.name, Off: 14, Msg: "unsupported version", Val: versionString(major, minor), Err: decode.ErrUnsupportedVersion}
+		return major, minor, nil, decode.ErrAt(format, f.name, 14, "unsupported version", versionString(major, minor), decode.ErrUnsupportedVersion)
 	}
 	b, err = f.read(16, int64(nsec)*16, "header sections")
 	if err != nil {

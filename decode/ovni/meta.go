@@ -61,16 +61,16 @@ func ParseStreamMeta(data []byte, name string) (*StreamMeta, error) {
 	fields, ferr := flatten(data)
 	m.Fields = fields
 	if ferr != nil {
-		return m, &decode.FormatError{Format: "ovni", Section: name, Off: ferr.off, Msg: "malformed JSON: " + ferr.msg}
+		return m, decode.ErrAt("ovni", name, ferr.off, "malformed JSON: "+ferr.msg, nil, nil)
 	}
 	if err := json.Unmarshal(data, m); err != nil {
-		return m, &decode.FormatError{Format: "ovni", Section: name, Msg: "unexpected JSON value: " + err.Error()}
+		return m, decode.ErrAt("ovni", name, 0, "unexpected JSON value: "+err.Error(), nil, nil)
 	}
 	switch {
 	case m.Version == 0:
-		return m, &decode.FormatError{Format: "ovni", Section: name, Msg: `missing attribute "version"`}
+		return m, decode.ErrAt("ovni", name, 0, `missing attribute "version"`, nil, nil)
 	case m.Version != 2 && m.Version != 3:
-		return m, &decode.FormatError{Format: "ovni", Section: name, Msg: "stream metadata version", Val: m.Version, Err: decode.ErrUnsupportedVersion}
+		return m, decode.ErrAt("ovni", name, 0, "stream metadata version", m.Version, decode.ErrUnsupportedVersion)
 	}
 	return m, nil
 }
@@ -178,7 +178,7 @@ func (t *Thread) ReadStreamMeta() (*StreamMeta, error) {
 		name = t.Name() + "/stream.json"
 	}
 	if t.JSONPath == "" {
-		return nil, &decode.FormatError{Format: "ovni", Section: name, Msg: "file missing"}
+		return nil, decode.ErrAt("ovni", name, 0, "file missing", nil, nil)
 	}
 	f, err := os.Open(t.JSONPath)
 	if err != nil {
@@ -190,7 +190,7 @@ func (t *Thread) ReadStreamMeta() (*StreamMeta, error) {
 		return nil, err
 	}
 	if fi.Size() > maxMetadata {
-		return nil, &decode.FormatError{Format: "ovni", Section: name, Msg: "file too large", Val: fi.Size()}
+		return nil, decode.ErrAt("ovni", name, 0, "file too large", fi.Size(), nil)
 	}
 	data, err := decode.ReadAt(f, fi.Size(), 0, fi.Size())
 	if err != nil {

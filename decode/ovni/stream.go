@@ -104,7 +104,7 @@ func (s *Stream) Size() int64 { return s.size }
 func (s *Stream) Start() int64 { return s.start }
 
 func (s *Stream) errorf(off int64, kind error, format string, args ...any) error {
-	return &decode.FormatError{Format: "ovni", Section: s.Name, Off: off, Msg: fmt.Sprintf(format, args...), Err: kind}
+	return decode.ErrAt("ovni", s.Name, off, fmt.Sprintf(format, args...), nil, kind)
 }
 
 // A Reader reads the events of a stream forward from an offset.

@@ -42,13 +42,13 @@ func ParseMetadata(data []byte, name string) (*Metadata, error) {
 		if se, ok := err.(*json.SyntaxError); ok {
 			off = se.Offset
 		}
-		return nil, &decode.FormatError{Format: "ovni", Section: name, Off: off, Msg: "malformed JSON: " + err.Error()}
+		return nil, decode.ErrAt("ovni", name, off, "malformed JSON: "+err.Error(), nil, nil)
 	}
 	if m.Version == 0 {
-		return &m, &decode.FormatError{Format: "ovni", Section: name, Msg: `missing attribute "version"`}
+		return &m, decode.ErrAt("ovni", name, 0, `missing attribute "version"`, nil, nil)
 	}
 	if m.Version != 1 && m.Version != 2 {
-		return &m, &decode.FormatError{Format: "ovni", Section: name, Msg: "metadata version", Val: m.Version, Err: decode.ErrUnsupportedVersion}
+		return &m, decode.ErrAt("ovni", name, 0, "metadata version", m.Version, decode.ErrUnsupportedVersion)
 	}
 	return &m, nil
 }
@@ -311,7 +311,7 @@ func (p *Proc) scan() decode.Problems {
 func (p *Proc) ReadMetadata() (*Metadata, error) {
 	name := fmt.Sprintf("loom.%s/proc.%d/metadata.json", p.Loom.Name, p.PID)
 	if p.MetadataPath == "" {
-		return nil, &decode.FormatError{Format: "ovni", Section: name, Msg: "file missing"}
+		return nil, decode.ErrAt("ovni", name, 0, "file missing", nil, nil)
 	}
 	f, err := os.Open(p.MetadataPath)
 	if err != nil {
@@ -323,7 +323,7 @@ func (p *Proc) ReadMetadata() (*Metadata, error) {
 		return nil, err
 	}
 	if fi.Size() > maxMetadata {
-		return nil, &decode.FormatError{Format: "ovni", Section: name, Msg: "file too large", Val: fi.Size()}
+		return nil, decode.ErrAt("ovni", name, 0, "file too large", fi.Size(), nil)
 	}
 	data, err := decode.ReadAt(f, fi.Size(), 0, fi.Size())
 	if err != nil {

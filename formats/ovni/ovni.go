@@ -89,7 +89,7 @@ func (t *thread) open() (*ovni.Stream, error) {
 			} else {
 				t.stream = nil
 			}
-			t.err = &decode.FormatError{Format: "ovni", Section: t.Name(), Msg: msg}
+			t.err = decode.ErrAt("ovni", t.Name(), 0, msg, nil, nil)
 		}
 	})
 	return t.stream, t.err
