@@ -15,38 +15,13 @@ import (
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 	"github.com/hpcfs/hpcfs/testdata/lotest"
+	"github.com/hpcfs/hpcfs/testdata/wgoracle"
 )
-
-type webgrindOracleCall struct {
-	FunctionNr, Line, CallCount, SummedCallCost uint64
-	Formatted                                   struct{ Percent string }
-}
-
-type webgrindOracle struct {
-	Version   int
-	Functions []struct {
-		Nr                                                   int
-		FunctionName, File                                   string
-		Line                                                 *uint64
-		InvocationCount, SummedSelfCost, SummedInclusiveCost uint64
-		Formatted                                            struct {
-			Percent struct{ SummedSelfCost, SummedInclusiveCost string }
-		}
-		SubCalls []webgrindOracleCall
-	}
-}
 
 // webgrindExpected builds functions.csv and calls.csv records from
 // webgrind's own reading of a corpus file (oracle.json).
 func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
-	b, err := os.ReadFile(filepath.Join(dir, "oracle.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o webgrindOracle
-	if err := json.Unmarshal(b, &o); err != nil {
-		t.Fatal(err)
-	}
+	o := wgoracle.Load(t, dir)
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	kinds := webgrindKinds(t, dir)
 	kind := func(name string) string {
@@ -61,7 +36,7 @@ func webgrindExpected(t *testing.T, dir string) (functions, calls [][]string) {
 	for _, f := range o.Functions {
 		line := ""
 		if o.Version == 7 {
-			line = u(*f.Line)
+			line = u(uint64(*f.Line))
 		}
 		functions = append(functions, []string{strconv.Itoa(f.Nr), f.FunctionName, f.File, line, kind(f.FunctionName),
 			u(f.InvocationCount), u(f.SummedInclusiveCost), u(f.SummedSelfCost),

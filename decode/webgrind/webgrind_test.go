@@ -2,7 +2,6 @@ package webgrind
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,43 +12,12 @@ import (
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+	"github.com/hpcfs/hpcfs/testdata/wgoracle"
 )
 
 var corpusCases = []string{"xdebug-app-v7", "xdebug2-app-v6", "valgrind-calls-v7"}
 
-type oracleCall struct {
-	FunctionNr, Line, CallCount, SummedCallCost uint64
-}
-
-type oracle struct {
-	Version       int
-	HeadersPos    int64
-	FunctionCount int
-	FunctionPos   []uint32
-	HeaderLines   []string
-	Headers       map[string]any
-	Functions     []struct {
-		Nr                                                   int
-		Address                                              int64
-		FunctionName, File                                   string
-		Line                                                 *uint32
-		InvocationCount, SummedSelfCost, SummedInclusiveCost uint64
-		CalledFromInfoCount, SubCallInfoCount                uint32
-		CalledFrom, SubCalls                                 []oracleCall
-	}
-}
-
-func loadOracle(t *testing.T, dir string) oracle {
-	b, err := os.ReadFile(filepath.Join(dir, "oracle.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o oracle
-	if err := json.Unmarshal(b, &o); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+func loadOracle(t *testing.T, dir string) wgoracle.Oracle { return wgoracle.Load(t, dir) }
 
 // TestCorpusOracle checks every decoded field against webgrind's own
 // reading of the file.
@@ -126,7 +94,7 @@ func toFloat(t *testing.T, v any) float64 {
 	return 0
 }
 
-func checkCalls(t *testing.T, i int, what string, got []Call, want []oracleCall) {
+func checkCalls(t *testing.T, i int, what string, got []Call, want []wgoracle.Call) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("function %d %s: %d entries, oracle %d", i, what, len(got), len(want))
