@@ -256,7 +256,7 @@ func notInput(p string) bool {
 		return true
 	}
 	switch filepath.Ext(n) {
-	case ".license", ".md", ".log", ".yaml", ".csv", ".txt", ".json", ".c":
+	case ".license", ".md", ".log", ".stderr", ".yaml", ".csv", ".txt", ".json", ".c":
 		return true
 	}
 	return false
