@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/formats"
@@ -174,12 +175,27 @@ func rootValue(t *testing.T, fsys fs.FS, col string) float64 {
 	return 0
 }
 
+var pprofPath = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "tool", "-n", "pprof").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
+// pprofTool is the path of go tool pprof's binary, so that each run
+// skips the go command.
+func pprofTool(t *testing.T) string {
+	p, err := pprofPath()
+	if err != nil || p == "" {
+		t.Fatalf("go tool -n pprof: %v", err)
+	}
+	return p
+}
+
 // pprofRaw runs go tool pprof -raw and sums the samples per sample type.
 // positives sums the positive values only: folded stacks cannot hold
 // the others.
 func pprofRaw(t *testing.T, file string) (types []string, totals, positives []int64) {
 	t.Helper()
-	out, err := exec.Command("go", "tool", "pprof", "-raw", file).CombinedOutput()
+	out, err := exec.Command(pprofTool(t), "-raw", file).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof -raw: %v\n%s", err, out)
 	}
