@@ -53,8 +53,12 @@ func TestInterchangeMounted(t *testing.T) {
 			if c.profile != "" {
 				same(filepath.Join(c.profile, c.folded))
 				pb := filepath.Join(mnt, c.profile, "profile.pb.gz")
+				tool, err := exec.Command("go", "tool", "-n", "pprof").Output()
+				if err != nil {
+					t.Fatal(err)
+				}
 				for _, mode := range []string{"-top", "-traces"} {
-					out, err := exec.Command("go", "tool", "pprof", mode, pb).CombinedOutput()
+					out, err := exec.Command(strings.TrimSpace(string(tool)), mode, pb).CombinedOutput()
 					if err != nil || !strings.Contains(string(out), "Type: ") {
 						t.Fatalf("go tool pprof %s: %v\n%s", mode, err, out)
 					}
