@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
@@ -272,6 +273,23 @@ func TestProfileTotals(t *testing.T) {
 			pb, err := fs.ReadFile(c.fsys, c.dir+"profile.pb.gz")
 			if err != nil {
 				t.Fatal(err)
+			}
+			prof, err := profile.ParseData(pb)
+			if err != nil {
+				t.Fatalf("profile.ParseData: %v", err)
+			}
+			if err := prof.CheckValid(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range prof.Function {
+				if f.Name == "" {
+					t.Fatalf("function %d has no name", f.ID)
+				}
+			}
+			for _, l := range prof.Location {
+				if len(l.Line) != 1 || l.Line[0].Function == nil {
+					t.Fatalf("location %d has no function", l.ID)
+				}
 			}
 			file := filepath.Join(tmp, strconv.Itoa(i)+".pb.gz")
 			if err := os.WriteFile(file, pb, 0o644); err != nil {
