@@ -3,7 +3,6 @@ package interchange
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 )
 
 // pprofBytes encodes t as a gzipped pprof profile (profile.proto of
@@ -187,9 +186,17 @@ func (w *pbWriter) flush(p *pbuf) {
 type pbuf struct{ b []byte }
 
 func (p *pbuf) reset()             { p.b = p.b[:0] }
-func (p *pbuf) uvarint(v uint64)   { p.b = binary.AppendUvarint(p.b, v) }
 func (p *pbuf) tag(f, wire int)    { p.uvarint(uint64(f)<<3 | uint64(wire)) }
 func (p *pbuf) int(f int, v int64) { p.uint(f, uint64(v)) }
+
+// uvarint appends v in base-128, low groups first.
+func (p *pbuf) uvarint(v uint64) {
+	for v >= 0x80 {
+		p.b = append(p.b, byte(v)|0x80)
+		v >>= 7
+	}
+	p.b = append(p.b, byte(v))
+}
 
 // uint writes a varint field; zero, the proto3 default, is left out.
 func (p *pbuf) uint(f int, v uint64) {
