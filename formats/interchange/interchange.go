@@ -68,13 +68,13 @@ func (p *Profile) AddViews(dir *vfs.Dir) {
 // Entries are flame/ (listed on first use: listing builds the tree) and
 // profile.pb.gz.
 func (p *Profile) Entries() []vfs.Entry {
-	pb := render.Bytes(func() ([]byte, error) {
+	pb := render.Bytes(pinned(func() ([]byte, error) {
 		t, err := p.tree()
 		if err != nil {
 			return nil, err
 		}
 		return pprofBytes(t, p.comments)
-	}, p.report("profile.pb.gz"))
+	}), p.report("profile.pb.gz"))
 	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)}}
 }
 
@@ -93,11 +93,27 @@ func (p *Profile) flameEntries() []vfs.Entry {
 		m := i
 		out = append(out,
 			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{p: p, m: m}, nil))},
-			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(func() ([]byte, error) {
+			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) {
 				return svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")"), nil
-			}, nil))})
+			}), nil))})
 	}
 	return out
+}
+
+// pinned renders fn once and keeps its bytes: a gzip stream or an SVG
+// cannot resume from a checkpoint, and render.Bytes alone would render
+// such a view again on every read once it outgrows the shared cache
+// (quadratic for a 40 MB profile.pb.gz). The bytes live as long as the
+// view; they are the compressed profile or the pruned picture, smaller
+// than the tree they come from.
+func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
+	var once sync.Once
+	var b []byte
+	var err error
+	return func() ([]byte, error) {
+		once.Do(func() { b, err = fn() })
+		return b, err
+	}
 }
 
 // AddTraceViews adds trace.json (every track) and trace/<track>.json (one
