@@ -194,21 +194,14 @@ func (e *traceEvents) Next(ev *interchange.Event) error {
 	if err != nil {
 		return err
 	}
-	end, until := start+1, first.Time
-	for {
-		s, err := e.sample(end)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		until = s.Time
-		if s.Ctx != first.Ctx {
-			break
-		}
-		end++
+	runEnd, until, err := interchange.SampleRun(int64(start), uint64(first.Ctx), first.Time, func(i int64) (uint64, uint64, error) {
+		s, err := e.sample(uint64(i))
+		return uint64(s.Ctx), s.Time, err
+	})
+	if err != nil {
+		return err
 	}
+	end := uint64(runEnd)
 	e.next = end
 	name := "context " + strconv.FormatUint(uint64(first.Ctx), 10)
 	if int(first.Ctx) < e.m.numCtx {

@@ -246,25 +246,17 @@ func (e *traceEvents) Next(ev *interchange.Event) error {
 	if err != nil {
 		return err
 	}
-	end, until := start+1, first.Time
-	for {
-		s, err := e.sample(end)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		until = s.Time
-		if s.NodeID != first.NodeID {
-			break
-		}
-		end++
+	end, until, err := interchange.SampleRun(start, uint64(first.NodeID), first.Time, func(i int64) (uint64, uint64, error) {
+		s, err := e.sample(i)
+		return uint64(s.NodeID), s.Time, err
+	})
+	if err != nil {
+		return err
 	}
 	e.next = end
 	ts := e.p.traceNanos(first.Time) - e.s.origin
 	*ev = interchange.Event{Name: e.location(first.NodeID), Cat: "sample", TS: ts,
-		Args: `"node_id":` + strconv.FormatUint(uint64(first.NodeID), 10) + `,"samples":` + strconv.FormatInt(end-start, 10)}
+		Args: `"ctx_id":` + strconv.FormatUint(uint64(first.NodeID), 10) + `,"samples":` + strconv.FormatInt(end-start, 10)}
 	if until == first.Time {
 		ev.Instant = true
 	} else {

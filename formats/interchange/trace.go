@@ -277,3 +277,26 @@ func AppendJSONString(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// SampleRun finds the run of samples from start on that stay in the
+// first one's context (firstCtx, taken at firstTime): the index after the
+// run, and when it ends (the next sample's time, or firstTime when no
+// sample follows). at returns sample i's context and time, io.EOF past
+// the last one.
+func SampleRun(start int64, firstCtx, firstTime uint64, at func(i int64) (ctx, time uint64, err error)) (end int64, until uint64, err error) {
+	end, until = start+1, firstTime
+	for {
+		ctx, t, err := at(end)
+		if err == io.EOF {
+			return end, until, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		until = t
+		if ctx != firstCtx {
+			return end, until, nil
+		}
+		end++
+	}
+}
