@@ -269,98 +269,113 @@ func TestSparseSample(t *testing.T) {
 		t.Fatalf("file %+v", f)
 	}
 	s := f.Sparse
-	wantStarts := []int64{0, 1024, 3072, 4096, 5120, 6144} // SOURCES/research: sections at 0/1024/3072/4096/5120/6144, footer at 7168
-	for i, sec := range s.Sections {
-		if next := append(wantStarts[1:], 7168)[i]; sec.Start != wantStarts[i] || sec.End <= sec.Start || sec.End > next {
-			t.Errorf("section %s = %d-%d", sec.Name, sec.Start, sec.End)
+	e := f.Epochs[0]
+	t.Run("sections", func(t *testing.T) {
+		wantStarts := []int64{0, 1024, 3072, 4096, 5120, 6144} // SOURCES/research: sections at 0/1024/3072/4096/5120/6144, footer at 7168
+		for i, sec := range s.Sections {
+			if next := append(wantStarts[1:], 7168)[i]; sec.Start != wantStarts[i] || sec.End <= sec.Start || sec.End > next {
+				t.Errorf("section %s = %d-%d", sec.Name, sec.Start, sec.End)
+			}
 		}
-	}
+	})
 	if int64(len(data))-112 != 7168 || string(data[len(data)-8:]) != "HPCRUNsm" {
 		t.Fatal("footer")
 	}
-	// The file name is <program>-<rank>-<thread>-<host>-<pid>-<gen>.
-	for name, want := range map[string]string{"program-name": "testmeas-small", "mpi-rank": "0", "thread-id": "0", "host-id": "11ac0300", "process-id": "5560"} {
-		if got := f.Header(name); got != want {
-			t.Errorf("%s = %q, want %q", name, got, want)
+	t.Run("header", func(t *testing.T) {
+		// The file name is <program>-<rank>-<thread>-<host>-<pid>-<gen>.
+		for name, want := range map[string]string{"program-name": "testmeas-small", "mpi-rank": "0", "thread-id": "0", "host-id": "11ac0300", "process-id": "5560"} {
+			if got := f.Header(name); got != want {
+				t.Errorf("%s = %q, want %q", name, got, want)
+			}
 		}
-	}
-	kinds := []string{"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"} // research §2
-	if len(s.Dictionary) != len(kinds) {
-		t.Fatalf("dictionary %+v", s.Dictionary)
-	}
-	for i, k := range s.Dictionary {
-		if int(k.Kind) != i || k.Name != kinds[i] {
-			t.Errorf("dictionary %d = %+v", i, k)
+	})
+	t.Run("id tuples", func(t *testing.T) {
+		kinds := []string{"SUMMARY", "NODE", "RANK", "THREAD", "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"} // research §2
+		if len(s.Dictionary) != len(kinds) {
+			t.Fatalf("dictionary %+v", s.Dictionary)
 		}
-	}
-	if len(s.IDTuple) != 3 || s.KindName(s.IDTuple[0].Kind) != "NODE" || fmt.Sprintf("%x", s.IDTuple[0].Physical) != f.Header("host-id") ||
-		s.KindName(s.IDTuple[2].Kind) != "THREAD" || s.IDTuple[2].Logical != 0 {
-		t.Errorf("id tuple %+v", s.IDTuple)
-	}
-	e := f.Epochs[0]
-	if len(e.Metrics) != 1 || e.Metrics[0].Name != "CPUTIME (sec)" || !e.Metrics[0].IsReal() || e.Metrics[0].Type != hpcrun.TypeRaw {
-		t.Fatalf("metrics %+v", e.Metrics) // SOURCES.md: CPUTIME (sec) real-valued
-	}
-	if len(e.LoadModules) != 17 || e.LoadModules[0].Name != f.Header("program-path") || e.Announced != 13 || e.Complete != 13 {
-		t.Fatalf("loadmap %d (%q), nodes %d/%d", len(e.LoadModules), e.LoadModules[0].Name, e.Complete, e.Announced)
-	}
-	for i, lm := range e.LoadModules {
-		if int(lm.ID) != i+1 || lm.Flags > 1 || lm.ID == 1 && lm.Flags != 1 { // 1 = LOADMAP_ENTRY_ANALYZE
-			t.Errorf("lm %+v", lm)
+		for i, k := range s.Dictionary {
+			if int(k.Kind) != i || k.Name != kinds[i] {
+				t.Errorf("dictionary %d = %+v", i, k)
+			}
 		}
-	}
-	want := sparseValues(t, data)
-	if len(want) != int(s.NumNonZero) || s.NumNonZero != 5 || s.NumValues != 5 {
-		t.Fatalf("sparse counts %d %d, by hand %d", s.NumValues, s.NumNonZero, len(want))
-	}
+		if len(s.IDTuple) != 3 || s.KindName(s.IDTuple[0].Kind) != "NODE" || fmt.Sprintf("%x", s.IDTuple[0].Physical) != f.Header("host-id") ||
+			s.KindName(s.IDTuple[2].Kind) != "THREAD" || s.IDTuple[2].Logical != 0 {
+			t.Errorf("id tuple %+v", s.IDTuple)
+		}
+	})
+	t.Run("metrics and loadmap", func(t *testing.T) {
+		if len(e.Metrics) != 1 || e.Metrics[0].Name != "CPUTIME (sec)" || !e.Metrics[0].IsReal() || e.Metrics[0].Type != hpcrun.TypeRaw {
+			t.Fatalf("metrics %+v", e.Metrics) // SOURCES.md: CPUTIME (sec) real-valued
+		}
+		if len(e.LoadModules) != 17 || e.LoadModules[0].Name != f.Header("program-path") || e.Announced != 13 || e.Complete != 13 {
+			t.Fatalf("loadmap %d (%q), nodes %d/%d", len(e.LoadModules), e.LoadModules[0].Name, e.Complete, e.Announced)
+		}
+		for i, lm := range e.LoadModules {
+			if int(lm.ID) != i+1 || lm.Flags > 1 || lm.ID == 1 && lm.Flags != 1 { // 1 = LOADMAP_ENTRY_ANALYZE
+				t.Errorf("lm %+v", lm)
+			}
+		}
+	})
 	ids := map[uint32]hpcrun.Node{}
 	parents := map[uint32]bool{}
-	nr := f.NodeReader(e, 0)
-	var n hpcrun.Node
-	for i := 0; ; i++ {
-		if err := nr.Next(&n); err == io.EOF {
-			break
-		} else if err != nil {
+	t.Run("cct", func(t *testing.T) {
+		want := sparseValues(t, data)
+		if len(want) != int(s.NumNonZero) || s.NumNonZero != 5 || s.NumValues != 5 {
+			t.Fatalf("sparse counts %d %d, by hand %d", s.NumValues, s.NumNonZero, len(want))
+		}
+		nr := f.NodeReader(e, 0)
+		var n hpcrun.Node
+		for i := 0; ; i++ {
+			if err := nr.Next(&n); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			raw := data[3072+8+19*i:]
+			if n.ID != int32(binary.BigEndian.Uint32(raw)) || n.Parent != binary.BigEndian.Uint32(raw[4:]) || n.Flags != raw[18] || !n.Unwound() {
+				t.Fatalf("node %d = %+v, raw % x", i, n, raw[:19])
+			}
+			if got := hpcrun.Float(n.Values[0]); got != want[uint32(n.ID)] {
+				t.Errorf("node %d value %v, by hand %v", n.ID, got, want[uint32(n.ID)])
+			}
+			if n.Parent != 0 && ids[n.Parent].ID == 0 {
+				t.Errorf("node %d: parent %d not before it", n.ID, n.Parent)
+			}
+			if n.LMID == 0 && i == 0 && hpcrun.PlaceholderName(n.IP) != "^Primary" {
+				t.Errorf("root placeholder %q", hpcrun.PlaceholderName(n.IP))
+			}
+			ids[uint32(n.ID)] = n
+			parents[n.Parent] = true
+		}
+		for id := range want {
+			if _, ok := ids[id]; !ok || parents[id] {
+				t.Errorf("value on node %d that is missing or not a leaf", id)
+			}
+		}
+	})
+	t.Run("trace", func(t *testing.T) {
+		if len(ids) == 0 {
+			t.Fatal("the trace is checked against the CCT read by the cct subtest: run TestSparseSample whole")
+		}
+		tr, err := hpcrun.OpenTrace(filepath.Join(filepath.Dir(path), "testmeas-small-000000-000-11ac0300-5560-0.hpctrace"))
+		if err != nil {
 			t.Fatal(err)
 		}
-		raw := data[3072+8+19*i:]
-		if n.ID != int32(binary.BigEndian.Uint32(raw)) || n.Parent != binary.BigEndian.Uint32(raw[4:]) || n.Flags != raw[18] || !n.Unwound() {
-			t.Fatalf("node %d = %+v, raw % x", i, n, raw[:19])
+		defer tr.Close()
+		samples := make([]hpcrun.Sample, tr.NumRecords)
+		if k, err := tr.ReadSamples(samples, 0); err != nil || k != 13 {
+			t.Fatal(k, err)
 		}
-		if got := hpcrun.Float(n.Values[0]); got != want[uint32(n.ID)] {
-			t.Errorf("node %d value %v, by hand %v", n.ID, got, want[uint32(n.ID)])
+		for _, x := range samples {
+			if _, ok := ids[x.NodeID]; !ok || parents[x.NodeID] {
+				t.Errorf("trace sample on node %d: not a CCT leaf", x.NodeID)
+			}
 		}
-		if n.Parent != 0 && ids[n.Parent].ID == 0 {
-			t.Errorf("node %d: parent %d not before it", n.ID, n.Parent)
+		if fmt.Sprint(samples[0].Time) != f.Header("trace-min-time") || fmt.Sprint(samples[12].Time) != f.Header("trace-max-time") {
+			t.Errorf("trace times %d..%d, header %s..%s", samples[0].Time, samples[12].Time, f.Header("trace-min-time"), f.Header("trace-max-time"))
 		}
-		if n.LMID == 0 && i == 0 && hpcrun.PlaceholderName(n.IP) != "^Primary" {
-			t.Errorf("root placeholder %q", hpcrun.PlaceholderName(n.IP))
-		}
-		ids[uint32(n.ID)] = n
-		parents[n.Parent] = true
-	}
-	for id := range want {
-		if _, ok := ids[id]; !ok || parents[id] {
-			t.Errorf("value on node %d that is missing or not a leaf", id)
-		}
-	}
-	tr, err := hpcrun.OpenTrace(filepath.Join(filepath.Dir(path), "testmeas-small-000000-000-11ac0300-5560-0.hpctrace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	samples := make([]hpcrun.Sample, tr.NumRecords)
-	if k, err := tr.ReadSamples(samples, 0); err != nil || k != 13 {
-		t.Fatal(k, err)
-	}
-	for _, x := range samples {
-		if _, ok := ids[x.NodeID]; !ok || parents[x.NodeID] {
-			t.Errorf("trace sample on node %d: not a CCT leaf", x.NodeID)
-		}
-	}
-	if fmt.Sprint(samples[0].Time) != f.Header("trace-min-time") || fmt.Sprint(samples[12].Time) != f.Header("trace-max-time") {
-		t.Errorf("trace times %d..%d, header %s..%s", samples[0].Time, samples[12].Time, f.Header("trace-min-time"), f.Header("trace-max-time"))
-	}
+	})
 }
 
 // TestSparseBadInput cuts and corrupts the 04.00 sample: no panic, and

@@ -282,71 +282,81 @@ func TestVersionsAgree(t *testing.T) {
 	// independent expectation from the generator's aggregation
 	sums := g.Summaries()
 	f7 := readCSV(t, readFS(t, trees[7], "functions.csv"))
+	c7 := readCSV(t, readFS(t, trees[7], "calls.csv"))
 	if len(f7) != len(sums)+1 {
 		t.Fatalf("v7 functions.csv has %d rows, want %d", len(f7)-1, len(sums))
 	}
-	for i, s := range sums {
-		r := f7[i+1]
-		want := []string{strconv.Itoa(i), s.Name, s.File, strconv.Itoa(int(s.Line)), humanKind(s.Name), strconv.Itoa(int(s.Count)),
-			strconv.Itoa(int(s.Inclusive)), strconv.Itoa(int(s.Self))}
-		if !slices.Equal(r[:8], want) {
-			t.Fatalf("v7 row %d = %q, want %q", i, r, want)
-		}
-	}
-	noLine := dropColumn(f7, 3)
-	for _, v := range []int{4, 5, 6} {
-		fv := readCSV(t, readFS(t, trees[v], "functions.csv"))
-		for _, r := range fv[1:] {
-			if r[3] != "" {
-				t.Fatalf("v%d has a line: %q", v, r)
+	t.Run("v7 functions against the generator", func(t *testing.T) {
+		for i, s := range sums {
+			r := f7[i+1]
+			want := []string{strconv.Itoa(i), s.Name, s.File, strconv.Itoa(int(s.Line)), humanKind(s.Name), strconv.Itoa(int(s.Count)),
+				strconv.Itoa(int(s.Inclusive)), strconv.Itoa(int(s.Self))}
+			if !slices.Equal(r[:8], want) {
+				t.Fatalf("v7 row %d = %q, want %q", i, r, want)
 			}
 		}
-		compareRows(t, "functions.csv v"+strconv.Itoa(v), dropColumn(fv, 3), noLine)
-	}
-	c7 := readCSV(t, readFS(t, trees[7], "calls.csv"))
-	for _, v := range []int{4, 6} {
-		compareRows(t, "calls.csv v"+strconv.Itoa(v), readCSV(t, readFS(t, trees[v], "calls.csv")), c7)
-	}
-	compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(readCSV(t, readFS(t, trees[5], "calls.csv"))), sortedRows(c7))
-	for nr := 0; nr < len(sums); nr++ {
-		d := functionDir(t, trees[7], nr)
-		callers := readFS(t, trees[7], d+"/callers.csv")
-		callees := readCSV(t, readFS(t, trees[7], d+"/callees.csv"))
+	})
+	t.Run("functions.csv of v4-v6", func(t *testing.T) {
+		noLine := dropColumn(f7, 3)
 		for _, v := range []int{4, 5, 6} {
-			if got := readFS(t, trees[v], d+"/callers.csv"); !bytes.Equal(got, callers) {
-				t.Fatalf("v%d %s/callers.csv differs:\n%s\nv7:\n%s", v, d, got, callers)
+			fv := readCSV(t, readFS(t, trees[v], "functions.csv"))
+			for _, r := range fv[1:] {
+				if r[3] != "" {
+					t.Fatalf("v%d has a line: %q", v, r)
+				}
 			}
-			got := readCSV(t, readFS(t, trees[v], d+"/callees.csv"))
-			if v == 5 {
-				compareRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
-			} else {
-				compareRows(t, "callees", got, callees)
+			compareRows(t, "functions.csv v"+strconv.Itoa(v), dropColumn(fv, 3), noLine)
+		}
+	})
+	t.Run("calls.csv", func(t *testing.T) {
+		for _, v := range []int{4, 6} {
+			compareRows(t, "calls.csv v"+strconv.Itoa(v), readCSV(t, readFS(t, trees[v], "calls.csv")), c7)
+		}
+		compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(readCSV(t, readFS(t, trees[5], "calls.csv"))), sortedRows(c7))
+	})
+	t.Run("callers and callees", func(t *testing.T) {
+		for nr := 0; nr < len(sums); nr++ {
+			d := functionDir(t, trees[7], nr)
+			callers := readFS(t, trees[7], d+"/callers.csv")
+			callees := readCSV(t, readFS(t, trees[7], d+"/callees.csv"))
+			for _, v := range []int{4, 5, 6} {
+				if got := readFS(t, trees[v], d+"/callers.csv"); !bytes.Equal(got, callers) {
+					t.Fatalf("v%d %s/callers.csv differs:\n%s\nv7:\n%s", v, d, got, callers)
+				}
+				got := readCSV(t, readFS(t, trees[v], d+"/callees.csv"))
+				if v == 5 {
+					compareRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
+				} else {
+					compareRows(t, "callees", got, callees)
+				}
 			}
 		}
-	}
-	// v4 invocations.csv against the graph
-	inv := readCSV(t, readFS(t, trees[4], "invocations.csv"))
-	k := 1
-	for nr, f := range g.Funcs {
-		for j, v := range f.Invs {
-			want := []string{strconv.Itoa(nr), f.Name, strconv.Itoa(j), strconv.Itoa(int(v.Inclusive())), strconv.Itoa(int(v.Self)), strconv.Itoa(int(v.CallCost)), "", "", ""}
-			if v.Caller != gen.NoCaller {
-				want[6], want[7], want[8] = strconv.Itoa(v.Caller), strconv.Itoa(v.CallerInv), strconv.Itoa(int(v.CallerLine))
+	})
+	t.Run("invocations.csv", func(t *testing.T) {
+		// v4 invocations.csv against the graph
+		inv := readCSV(t, readFS(t, trees[4], "invocations.csv"))
+		k := 1
+		for nr, f := range g.Funcs {
+			for j, v := range f.Invs {
+				want := []string{strconv.Itoa(nr), f.Name, strconv.Itoa(j), strconv.Itoa(int(v.Inclusive())), strconv.Itoa(int(v.Self)), strconv.Itoa(int(v.CallCost)), "", "", ""}
+				if v.Caller != gen.NoCaller {
+					want[6], want[7], want[8] = strconv.Itoa(v.Caller), strconv.Itoa(v.CallerInv), strconv.Itoa(int(v.CallerLine))
+				}
+				if !slices.Equal(inv[k], want) {
+					t.Fatalf("invocations.csv row %d = %q, want %q", k, inv[k], want)
+				}
+				k++
 			}
-			if !slices.Equal(inv[k], want) {
-				t.Fatalf("invocations.csv row %d = %q, want %q", k, inv[k], want)
+		}
+		if k != len(inv) {
+			t.Fatalf("invocations.csv has %d rows, want %d", len(inv)-1, k-1)
+		}
+		for _, v := range []int{5, 6, 7} {
+			if _, err := fs.Stat(trees[v], "invocations.csv"); err == nil {
+				t.Fatalf("v%d has invocations.csv", v)
 			}
-			k++
 		}
-	}
-	if k != len(inv) {
-		t.Fatalf("invocations.csv has %d rows, want %d", len(inv)-1, k-1)
-	}
-	for _, v := range []int{5, 6, 7} {
-		if _, err := fs.Stat(trees[v], "invocations.csv"); err == nil {
-			t.Fatalf("v%d has invocations.csv", v)
-		}
-	}
+	})
 }
 
 func TestTreeFS(t *testing.T) {
