@@ -1,5 +1,5 @@
-// Package testdata locates test inputs: the shared corpus of real files
-// beside the checkout (../shared/corpus) and this directory. Generators of
+// Package testdata locates test inputs: the corpus of real files (see
+// CorpusDir) and this directory. Generators of
 // synthetic inputs live in testdata/gen/<format>.
 package testdata
 
@@ -16,12 +16,21 @@ func Dir() string {
 	return filepath.Dir(file)
 }
 
-// Corpus returns the path of a file or directory of the shared corpus
-// (../shared/corpus beside the repository). When the corpus is missing the
-// test is skipped, except under CI=true, where it fails.
+// CorpusDir is the corpus of real files: $HPCFS_CORPUS, else the folder
+// shared/corpus beside the repository.
+func CorpusDir() string {
+	if dir := os.Getenv("HPCFS_CORPUS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(Dir(), "..", "..", "shared", "corpus")
+}
+
+// Corpus returns the path of a file or directory of the corpus
+// (CorpusDir). When the corpus is missing the test is skipped, except
+// under CI=true, where it fails.
 func Corpus(t testing.TB, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{Dir(), "..", "..", "shared", "corpus"}, parts...)...)
+	p := filepath.Join(append([]string{CorpusDir()}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("corpus file missing in CI: %v", err)

@@ -18,7 +18,7 @@ func seeds(f *testing.F, name string) {
 	if _, err := gen.Write(dir, gen.Config{Threads: 2, Contexts: 30, Metrics: 1, Samples: 4, ValidCCT: true, Unlisted: 1, Seed: 9}); err != nil {
 		f.Fatal(err)
 	}
-	corpus := filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus")
+	corpus := testdata.CorpusDir()
 	for _, d := range []string{dir, filepath.Join(corpus, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
 		filepath.Join(corpus, "hpctoolkit", "db-4.0-xml-hpcviewer-empty-trace"),
 		filepath.Join(corpus, "hpctoolkit-metadb", "hpctoolkit-small"), filepath.Join(corpus, "hpctoolkit-metadb", "pipit-ping-pong"),

@@ -70,7 +70,7 @@ func TestTaxonomyCorpus(t *testing.T) {
 
 func FuzzTaxonomy(f *testing.F) {
 	for _, c := range []string{"hatchet-cpi-v4/metrics/METRICS.yaml.ex", "hpctoolkit-loops-cuda-nvidia-t/metrics/default.yaml"} {
-		if b, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit-metadb", c)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(testdata.CorpusDir(), "hpctoolkit-metadb", c)); err == nil {
 			f.Add(b)
 		}
 	}

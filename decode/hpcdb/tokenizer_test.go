@@ -74,7 +74,7 @@ func stdTokens(b []byte) (out []string, ok bool) {
 // on every input encoding/xml reads to the end, the tokenizer reads the
 // same elements with the same attribute values, without error.
 func FuzzTokenizer(f *testing.F) {
-	corpus := filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit")
+	corpus := filepath.Join(testdata.CorpusDir(), "hpctoolkit")
 	for _, c := range []string{"db-4.0-xml-pipit-ping-pong", "db-4.0-xml-hpcviewer-empty-trace"} {
 		if b, err := os.ReadFile(filepath.Join(corpus, c, "experiment.xml")); err == nil {
 			f.Add(b)

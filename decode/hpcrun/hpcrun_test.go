@@ -484,10 +484,10 @@ func FuzzNewFile(f *testing.F) {
 	for _, layout := range []hpcrun.Layout{hpcrun.LayoutA, hpcrun.LayoutB, hpcrun.LayoutC} {
 		f.Add(write(f, gen.Random(gen.Options{Seed: 1, Layout: layout, Epochs: 2, Nodes: 6, Metrics: 2, LoadMods: 2, Lush: layout == hpcrun.LayoutB})))
 	}
-	if data, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "hpcrun-02.00-testvdso", "testvdso-000000-000-007f0101-19750-0.hpcrun")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(testdata.CorpusDir(), "hpctoolkit", "hpcrun-02.00-testvdso", "testvdso-000000-000-007f0101-19750-0.hpcrun")); err == nil {
 		f.Add(data)
 	}
-	if data, err := os.ReadFile(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "hpctoolkit", "hpcrun-04.00-small", "testmeas-small-000000-000-11ac0300-5560-0.hpcrun")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(testdata.CorpusDir(), "hpctoolkit", "hpcrun-04.00-small", "testmeas-small-000000-000-11ac0300-5560-0.hpcrun")); err == nil {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -190,10 +190,10 @@ func FuzzStream(f *testing.F) {
 	f.Add(encode(true, sampleEvents()[:5]))
 	f.Add([]byte("ovni\x02\x00\x00\x00"))
 	f.Add([]byte{0x13, 'Z', 'J', 'j', 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f})
-	corpus, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni", "*", "ovni", "*", "*", "thread.*"))
+	corpus, _ := filepath.Glob(filepath.Join(testdata.CorpusDir(), "ovni", "*", "ovni", "*", "*", "thread.*"))
 	// the 1.x layouts: thread.<T>.obs and thread.<T>/stream.obs (small ones)
-	obs, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*.obs"))
-	v3, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*", "stream.obs"))
+	obs, _ := filepath.Glob(filepath.Join(testdata.CorpusDir(), "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*.obs"))
+	v3, _ := filepath.Glob(filepath.Join(testdata.CorpusDir(), "ovni-1x", "*shapes*", "ovni", "*", "*", "thread.*", "stream.obs"))
 	corpus = append(append(corpus, obs...), v3...)
 	for _, p := range corpus {
 		if b, err := os.ReadFile(p); err == nil {
@@ -271,7 +271,7 @@ func FuzzStreamMeta(f *testing.F) {
 	f.Add([]byte(gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, 2, 5, 1, 4, 2)...)))
 	f.Add([]byte(gen.StreamJSON(2, "1.10.0", 0)))
 	f.Add([]byte(`{"version": 3, "ovni": {"mark": {"1": {"labels": [[[[{}]]]]}}}}`))
-	corpus, _ := filepath.Glob(filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "ovni-1x", "*", "ovni", "*", "*", "thread.*", "stream.json"))
+	corpus, _ := filepath.Glob(filepath.Join(testdata.CorpusDir(), "ovni-1x", "*", "ovni", "*", "*", "thread.*", "stream.json"))
 	for _, p := range corpus {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)

@@ -387,7 +387,7 @@ func FuzzNewFile(f *testing.F) {
 	}
 	f.Add(le(7, 12, 0))
 	for _, name := range corpusCases {
-		p := filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", "webgrind", name, "callgrind.out.webgrind")
+		p := filepath.Join(testdata.CorpusDir(), "webgrind", name, "callgrind.out.webgrind")
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

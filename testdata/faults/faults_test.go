@@ -145,7 +145,7 @@ func TestFaults(t *testing.T) {
 	} else {
 		// One small case per corpus group, when the corpus is there.
 		for _, c := range []string{"ovni/v1-basic-mix/ovni", "hpctoolkit/hpcrun-04.00-small", "hpctoolkit-metadb/hpctoolkit-small", "webgrind/xdebug-app-v7/callgrind.out.webgrind", "ovni-1x/v3-1.14.0-shapes-threads"} {
-			if p := filepath.Join(testdata.Dir(), "..", "..", "shared", "corpus", c); exists(p) {
+			if p := filepath.Join(testdata.CorpusDir(), c); exists(p) {
 				sources["corpus/"+c] = p
 			}
 		}
