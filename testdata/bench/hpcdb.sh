@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark of the HPCToolkit 4.0 database views through a FUSE mount:
+# Benchmark of the HPCToolkit database views through a FUSE mount (4.0
+# generation; GENERATION=meta for the meta.db generation, as hpcdb-meta.sh):
 # 64 profiles, 200,000 contexts, 4 metrics, 64 trace lines x 1,000,000
 # samples (about 770 MB of trace.db). Override the shape with THREADS,
 # CONTEXTS, METRICS, SAMPLES. Prints timings and the peak RSS of hpcfs.
@@ -14,7 +15,7 @@ go build -o "$tmp/hpcfs" ./cmd/hpcfs
 go build -o "$tmp/genhpcdb" ./testdata/cmd/genhpcdb
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 t=$(date +%s%N)
-"$tmp/genhpcdb" -threads "$THREADS" -contexts "$CONTEXTS" -metrics "$METRICS" -samples "$SAMPLES" "$tmp/db"
+"$tmp/genhpcdb" ${GENERATION:+-$GENERATION} -threads "$THREADS" -contexts "$CONTEXTS" -metrics "$METRICS" -samples "$SAMPLES" "$tmp/db"
 echo "generate: $(ms $t) ms; $(du -sh "$tmp/db" | cut -f1) ($(stat -c %s "$tmp/db/trace.db") bytes of trace.db)"
 mkdir -p "$mnt"
 # the shell's own cost of one timed cat, for reading the small-file numbers below
