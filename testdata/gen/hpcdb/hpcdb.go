@@ -346,10 +346,54 @@ type block struct {
 	nc   uint32
 }
 
+// eachValue walks profile p's values (p = 0: the summary) in the order
+// profile.db stores them: ctx for each context that has values (the
+// tree's, then the unlisted ones), val for each value with its metric id
+// from ids (exclusive, inclusive).
+func (g *DB) eachValue(p int, exc, inc [][]float64, ids func(k int) (exc, inc int), ctx func(c int), val func(v float64, id int)) {
+	n := len(g.Parent)
+	for c := 0; c < n; c++ {
+		any := false
+		for k := 0; k < g.Metrics; k++ {
+			if inc[k][c] != 0 || exc[k][c] != 0 {
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		ctx(c)
+		for k := 0; k < g.Metrics; k++ {
+			e, i := ids(k)
+			if exc[k][c] != 0 {
+				val(exc[k][c], e)
+			}
+			if inc[k][c] != 0 {
+				val(inc[k][c], i)
+			}
+		}
+	}
+	for u := 0; u < g.Unlisted; u++ {
+		ctx(n + u)
+		for k := 0; k < g.Metrics; k++ {
+			e, i := ids(k)
+			v := 0.0
+			if p == 0 {
+				for q := 1; q <= g.Threads; q++ {
+					v += g.UnlistedCost(q, u, k)
+				}
+			} else {
+				v = g.UnlistedCost(p, u, k)
+			}
+			val(v, e)
+			val(v, i)
+		}
+	}
+}
+
 // profileBlock renders profile p's block (p = 0: summary from sums).
 func (g *DB) profileBlock(p int, exc, inc [][]float64) block {
 	var b block
-	n := len(g.Parent)
 	var tmp [12]byte
 	addCtx := func(c int) {
 		be.PutUint32(tmp[:], uint32(c))
@@ -363,49 +407,11 @@ func (g *DB) profileBlock(p int, exc, inc [][]float64) block {
 		b.vals = append(b.vals, tmp[:10]...)
 		b.nv++
 	}
-	ids := func(k int) (int, int) {
-		if p == 0 {
-			return PartialIDs(k)
-		}
-		return ThreadIDs(k)
+	ids := ThreadIDs
+	if p == 0 {
+		ids = PartialIDs
 	}
-	for c := 0; c < n; c++ {
-		any := false
-		for k := 0; k < g.Metrics; k++ {
-			if inc[k][c] != 0 || exc[k][c] != 0 {
-				any = true
-			}
-		}
-		if !any {
-			continue
-		}
-		addCtx(c)
-		for k := 0; k < g.Metrics; k++ {
-			e, i := ids(k)
-			if exc[k][c] != 0 {
-				addVal(exc[k][c], e)
-			}
-			if inc[k][c] != 0 {
-				addVal(inc[k][c], i)
-			}
-		}
-	}
-	for u := 0; u < g.Unlisted; u++ {
-		addCtx(n + u)
-		for k := 0; k < g.Metrics; k++ {
-			e, i := ids(k)
-			v := 0.0
-			if p == 0 {
-				for q := 1; q <= g.Threads; q++ {
-					v += g.UnlistedCost(q, u, k)
-				}
-			} else {
-				v = g.UnlistedCost(p, u, k)
-			}
-			addVal(v, e)
-			addVal(v, i)
-		}
-	}
+	g.eachValue(p, exc, inc, ids, addCtx, addVal)
 	be.PutUint32(tmp[:], 0x656E6421)
 	be.PutUint64(tmp[4:], b.nv)
 	b.ctxs = append(b.ctxs, tmp[:12]...)

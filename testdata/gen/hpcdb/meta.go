@@ -297,7 +297,6 @@ func MetricName(k int) string { return "COST" + string(rune('A'+k%26)) + " (s)" 
 // meta.db generation stores them.
 func (g *DB) metaBlock(p int, exc, inc [][]float64) block {
 	var b block
-	n := len(g.Parent)
 	addCtx := func(c int) {
 		b.ctxs = le.AppendUint32(b.ctxs, uint32(c))
 		b.ctxs = le.AppendUint64(b.ctxs, b.nv)
@@ -308,43 +307,7 @@ func (g *DB) metaBlock(p int, exc, inc [][]float64) block {
 		b.vals = le.AppendUint64(b.vals, math.Float64bits(v))
 		b.nv++
 	}
-	for c := 0; c < n; c++ {
-		any := false
-		for k := 0; k < g.Metrics; k++ {
-			if inc[k][c] != 0 || exc[k][c] != 0 {
-				any = true
-			}
-		}
-		if !any {
-			continue
-		}
-		addCtx(c)
-		for k := 0; k < g.Metrics; k++ {
-			e, i := MetaIDs(k)
-			if exc[k][c] != 0 {
-				addVal(exc[k][c], e)
-			}
-			if inc[k][c] != 0 {
-				addVal(inc[k][c], i)
-			}
-		}
-	}
-	for u := 0; u < g.Unlisted; u++ {
-		addCtx(n + u)
-		for k := 0; k < g.Metrics; k++ {
-			e, i := MetaIDs(k)
-			v := 0.0
-			if p == 0 {
-				for q := 1; q <= g.Threads; q++ {
-					v += g.UnlistedCost(q, u, k)
-				}
-			} else {
-				v = g.UnlistedCost(p, u, k)
-			}
-			addVal(v, e)
-			addVal(v, i)
-		}
-	}
+	g.eachValue(p, exc, inc, MetaIDs, addCtx, addVal)
 	// the entry point: inclusive values of the whole tree
 	addCtx(g.EntryID())
 	for k := 0; k < g.Metrics; k++ {
