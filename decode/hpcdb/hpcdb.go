@@ -138,6 +138,27 @@ func (f *file) read(off, n int64, what string) ([]byte, error) {
 	return b, err
 }
 
+// readRecords reads an array of n records of stride bytes at ptr (whose
+// location is stored at ptrAt), cut to the records the file holds; a
+// cut adds a problem. It returns the bytes and the number of records;
+// ok is false when the array cannot be read at all.
+func (f *file) readRecords(ptr, n, stride uint64, ptrAt int64, what string, problems *decode.Problems) (raw []byte, count uint64, ok bool) {
+	if ptr > uint64(f.size) {
+		problems.Add(f.truncAt(ptrAt, what+" past the end of the file"))
+		return nil, 0, false
+	}
+	if avail := (uint64(f.size) - ptr) / stride; n > avail {
+		problems.Add(f.truncAt(int64(ptr+avail*stride), what+" run past the end of the file"))
+		n = avail
+	}
+	raw, err := f.read(int64(ptr), int64(n*stride), what)
+	if err != nil {
+		problems.Add(err)
+		return nil, 0, false
+	}
+	return raw, n, true
+}
+
 // readInto fills dst at off.
 func (f *file) readInto(dst []byte, off int64, what string) error {
 	if off < 0 || off > f.size || int64(len(dst)) > f.size-off {

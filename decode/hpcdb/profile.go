@@ -182,18 +182,8 @@ func (p *ProfileDB) openV4() error {
 		return nil
 	}
 	stride := uint64(h.ProfileSize)
-	n := uint64(h.NumProf)
-	if h.ProfilesPtr > uint64(p.size) {
-		p.Problems.Add(p.truncAt(int64(h.InfoPtr), "profile infos past the end of the file"))
-		return nil
-	}
-	if avail := (uint64(p.size) - h.ProfilesPtr) / stride; n > avail {
-		p.Problems.Add(p.truncAt(int64(h.ProfilesPtr+avail*stride), "profile infos run past the end of the file"))
-		n = avail
-	}
-	raw, err := p.read(int64(h.ProfilesPtr), int64(n*stride), "profile infos")
-	if err != nil {
-		p.Problems.Add(err)
+	raw, n, ok := p.readRecords(h.ProfilesPtr, uint64(h.NumProf), stride, int64(h.InfoPtr), "profile infos", &p.Problems)
+	if !ok {
 		return nil
 	}
 	p.Profiles = make([]ProfileInfo, n)

@@ -123,18 +123,8 @@ func (t *TraceDB) openV4() error {
 		return nil
 	}
 	stride := uint64(h.TraceSize)
-	n := uint64(h.NumTraces)
-	if h.TracesPtr > uint64(t.size) {
-		t.Problems.Add(t.truncAt(int64(h.HdrPtr), "trace headers past the end of the file"))
-		return nil
-	}
-	if avail := (uint64(t.size) - h.TracesPtr) / stride; n > avail {
-		t.Problems.Add(t.truncAt(int64(h.TracesPtr+avail*stride), "trace headers run past the end of the file"))
-		n = avail
-	}
-	hb, err := t.read(int64(h.TracesPtr), int64(n*stride), "trace headers")
-	if err != nil {
-		t.Problems.Add(err)
+	hb, n, ok := t.readRecords(h.TracesPtr, uint64(h.NumTraces), stride, int64(h.HdrPtr), "trace headers", &t.Problems)
+	if !ok {
 		return nil
 	}
 	t.Lines = make([]TraceLine, n)
