@@ -180,7 +180,17 @@ func (t *Thread) ReadStreamMeta() (*StreamMeta, error) {
 	if t.JSONPath == "" {
 		return nil, decode.ErrAt("ovni", name, 0, "file missing", nil, nil)
 	}
-	f, err := os.Open(t.JSONPath)
+	data, err := readJSON(t.JSONPath, name)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStreamMeta(data, name)
+}
+
+// readJSON reads a metadata file (path, shown as name in errors) of at
+// most maxMetadata bytes.
+func readJSON(path, name string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -196,5 +206,5 @@ func (t *Thread) ReadStreamMeta() (*StreamMeta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return ParseStreamMeta(data, name)
+	return data, nil
 }

@@ -313,19 +313,7 @@ func (p *Proc) ReadMetadata() (*Metadata, error) {
 	if p.MetadataPath == "" {
 		return nil, decode.ErrAt("ovni", name, 0, "file missing", nil, nil)
 	}
-	f, err := os.Open(p.MetadataPath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxMetadata {
-		return nil, decode.ErrAt("ovni", name, 0, "file too large", fi.Size(), nil)
-	}
-	data, err := decode.ReadAt(f, fi.Size(), 0, fi.Size())
+	data, err := readJSON(p.MetadataPath, name)
 	if err != nil {
 		return nil, err
 	}
