@@ -171,14 +171,7 @@ func scopeName(md *hpcdb.MetaDB, scope int) string {
 // propMetricId).
 func (m *model) buildMetaMetrics() {
 	md := m.meta
-	used := map[string]int{}
-	uniq := func(s string) string {
-		used[s]++
-		if used[s] > 1 {
-			return s + "_" + strconv.Itoa(used[s])
-		}
-		return s
-	}
+	uniq := uniqueNames()
 	// docs/vocabulary.md: a metric's inclusive column comes first, the
 	// exclusive one right after it, then the other scopes
 	order := func(cols []metricCol) {

@@ -373,16 +373,22 @@ func columnName(name string) string {
 	return s + suffix
 }
 
-func (m *model) buildMetrics(d *db) {
-	x := m.x
+// uniqueNames returns a function that gives each column name once: a
+// repeated name gets _2, _3, ...
+func uniqueNames() func(string) string {
 	used := map[string]int{}
-	uniq := func(s string) string {
+	return func(s string) string {
 		used[s]++
 		if used[s] > 1 {
 			return s + "_" + strconv.Itoa(used[s])
 		}
 		return s
 	}
+}
+
+func (m *model) buildMetrics(d *db) {
+	x := m.x
+	uniq := uniqueNames()
 	referenced := map[int]bool{}
 	for i := range x.Metrics {
 		mt := &x.Metrics[i]
