@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The test command: vet and staticcheck (testdata's generator packages
-# too, which ./... leaves out), gofmt, then every test (mounted ones
-# included, with the race detector) and each fuzz target's seed corpus.
+# The test command: installs what the tests need when it is missing
+# (.ci/setup), then vet and staticcheck (testdata's generator packages too,
+# which ./... leaves out), gofmt, then every test (mounted ones included,
+# with the race detector) and each fuzz target's seed corpus.
 set -euo pipefail
 cd "$(dirname "$0")"
+bash .ci/setup   # installs what a fresh machine lacks (FUSE, LibreOffice, chromium, speedscope, staticcheck)
 testdata_pkgs=$(find testdata -name '*.go' -printf '%h\n' | sort -u | sed 's#^#./#')
 go vet ./... $testdata_pkgs
 staticcheck=$(command -v staticcheck || echo "$(go env GOPATH)/bin/staticcheck")
