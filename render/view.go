@@ -69,6 +69,10 @@ var ErrChanged = errors.New("source changed since the view was sized")
 const (
 	checkpointEvery   = 64 << 10 // output bytes between two checkpoints
 	segmentCheckpoint = 16       // checkpoints per cached segment (~1 MiB)
+	// segmentSpan ends a segment early when its records are large (an
+	// ovni jumbo event is one multi-MB line), so that a segment stays
+	// small enough to be cached instead of re-rendered on every read.
+	segmentSpan = 2 << 20
 )
 
 type checkpoint struct {
@@ -107,6 +111,7 @@ type stream struct {
 	sawDataError bool
 	size         int64
 	cps          []checkpoint
+	segs         []int // index in cps of each segment's first checkpoint
 	err          error
 }
 
@@ -136,6 +141,7 @@ func (s *stream) ensureSized() error {
 	size, cps, err := s.measureOrLoad()
 	s.mu.Lock()
 	s.size, s.cps, s.err, s.sized = size, cps, err, true
+	s.segs = segmentStarts(cps)
 	s.sizing = nil
 	s.mu.Unlock()
 	close(ch)
@@ -240,25 +246,40 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// segmentStarts groups checkpoints into segments of segmentCheckpoint
+// checkpoints, or fewer when they span more than segmentSpan bytes.
+func segmentStarts(cps []checkpoint) []int {
+	if len(cps) == 0 {
+		return nil
+	}
+	starts := []int{0}
+	for i := 1; i < len(cps); i++ {
+		first := starts[len(starts)-1]
+		if i-first >= segmentCheckpoint || cps[i].off-cps[first].off >= segmentSpan {
+			starts = append(starts, i)
+		}
+	}
+	return starts
+}
+
 func (s *stream) segmentOf(off int64) int {
-	lo, hi := 0, len(s.cps)
+	lo, hi := 0, len(s.segs)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if s.cps[mid].off <= off {
+		if s.cps[s.segs[mid]].off <= off {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return lo / segmentCheckpoint
+	return lo
 }
 
 func (s *stream) bounds(seg int) (start, end int64) {
-	first := seg * segmentCheckpoint
-	start = s.cps[first].off
+	start = s.cps[s.segs[seg]].off
 	end = s.size
-	if next := first + segmentCheckpoint; next < len(s.cps) {
-		end = s.cps[next].off
+	if seg+1 < len(s.segs) {
+		end = s.cps[s.segs[seg+1]].off
 	}
 	return start, end
 }
@@ -288,7 +309,7 @@ func (s *stream) segment(seg int) ([]byte, int64, error) {
 }
 
 func (s *stream) renderSegment(seg int, start, end int64) ([]byte, error) {
-	c, err := s.gen.Start(s.cps[seg*segmentCheckpoint].state)
+	c, err := s.gen.Start(s.cps[s.segs[seg]].state)
 	if err != nil {
 		return nil, err
 	}
@@ -310,8 +331,11 @@ func (s *stream) renderSegment(seg int, start, end int64) ([]byte, error) {
 }
 
 func (s *stream) prefetch(seg int) {
-	if seg*segmentCheckpoint >= len(s.cps) {
+	if seg >= len(s.segs) {
 		return
+	}
+	if start, end := s.bounds(seg); end-start > segmentBudget/4 {
+		return // would evict the segment being read
 	}
 	key := segmentKey{s, seg}
 	if claimed, _ := segments.claim(key); !claimed {

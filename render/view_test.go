@@ -218,3 +218,62 @@ func TestAppendFloatMatchesStrconv(t *testing.T) {
 		check(f)
 	}
 }
+
+// bigRecords renders n records of size bytes each, counting the bytes it
+// renders.
+type bigRecords struct {
+	n, size  int
+	rendered int64
+	mu       sync.Mutex
+}
+
+type bigCursor struct {
+	g *bigRecords
+	i int
+}
+
+func (g *bigRecords) Start(state any) (Cursor, error) {
+	i, _ := state.(int)
+	return &bigCursor{g, i}, nil
+}
+
+func (c *bigCursor) State() any { return c.i }
+
+func (c *bigCursor) Next(dst []byte) ([]byte, error) {
+	if c.i >= c.g.n {
+		return dst, io.EOF
+	}
+	c.g.mu.Lock()
+	c.g.rendered += int64(c.g.size)
+	c.g.mu.Unlock()
+	dst = append(dst, bytes.Repeat([]byte{byte('a' + c.i%26)}, c.g.size-1)...)
+	c.i++
+	return append(dst, '\n'), nil
+}
+
+// TestStreamLargeRecordsRenderedOnce reads a view of multi-MB records (an
+// ovni jumbo event is one such line) sequentially in 128 KiB pieces: each
+// record must be rendered about once, not once per read.
+func TestStreamLargeRecordsRenderedOnce(t *testing.T) {
+	g := &bigRecords{n: 6, size: 3 << 20}
+	v := Stream(g, nil)
+	size, err := v.Size()
+	if err != nil || size != int64(g.n*g.size) {
+		t.Fatalf("Size = %d, %v", size, err)
+	}
+	g.rendered = 0
+	buf := make([]byte, 128<<10)
+	for off := int64(0); off < size; off += int64(len(buf)) {
+		k, err := v.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		rec := int(off) / g.size
+		if want := byte('a' + rec%26); k == 0 || buf[0] != want && buf[0] != '\n' {
+			t.Fatalf("ReadAt(%d) = %q...", off, buf[:min(k, 8)])
+		}
+	}
+	if g.rendered > 2*size {
+		t.Fatalf("reading %d bytes once rendered %d bytes", size, g.rendered)
+	}
+}
