@@ -1,8 +1,10 @@
 package hpcdb
 
 import (
-	"strconv"
+	"regexp"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -11,9 +13,7 @@ import (
 // taxonomy. It names the inputs (a metric, propagation scope, formula and
 // combination, i.e. one summary statistic of meta.db) and the taxonomic
 // metrics built from them: per variant an inclusive and an exclusive
-// formula over the inputs. ParseTaxonomy reads the YAML subset these files
-// use: block mappings and sequences, flow sequences, anchors, aliases,
-// merge keys, tags, quoted scalars and comments.
+// formula over the inputs.
 
 // A TaxInput is one entry of `inputs:`.
 type TaxInput struct {
@@ -62,7 +62,8 @@ type TaxMetric struct {
 	Variants          []TaxVariant
 }
 
-// yNode is a parsed YAML node.
+// yNode is a YAML node with aliases resolved and merge keys applied; an
+// aliased node is one yNode wherever it appears.
 type yNode struct {
 	keys  []string
 	m     map[string]*yNode
@@ -72,327 +73,86 @@ type yNode struct {
 	isSeq bool
 }
 
-type yLine struct {
-	indent int
-	text   string
-	no     int
-}
-
-type yParser struct {
-	lines   []yLine
-	i       int
-	anchors map[string]*yNode
-	depth   int
-}
+// yaml12Directive matches the `%YAML 1.2` line METRICS.yaml files start
+// with, which yaml.v3 refuses although it reads the documents: it becomes
+// a comment, keeping line numbers.
+var yaml12Directive = regexp.MustCompile(`(?m)^(%YAML 1\.[2-9][ \t]*)$`)
 
 const (
 	maxYAMLDepth     = 64
 	maxTaxonomyItems = 100000 // metrics and formula nodes expanded at most
 )
 
-// ParseTaxonomy reads a METRICS.yaml file. On malformed input it returns
-// what it understood with a *decode.FormatError.
+// ParseTaxonomy reads a METRICS.yaml file. On malformed input it returns a
+// *decode.FormatError.
 func ParseTaxonomy(b []byte) ([]TaxMetric, error) {
-	p := &yParser{anchors: map[string]*yNode{}}
-	for no, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimRight(stripComment(l), " \t\r")
-		t := strings.TrimLeft(l, " ")
-		if t == "" || strings.HasPrefix(t, "%") || t == "---" || t == "..." {
-			continue
-		}
-		p.lines = append(p.lines, yLine{len(l) - len(t), t, no + 1})
+	var doc yaml.Node
+	if err := yaml.Unmarshal(yaml12Directive.ReplaceAll(b, []byte("#$1")), &doc); err != nil {
+		return nil, decode.ErrAt(format, "METRICS.yaml", 0, err.Error(), nil, nil)
 	}
-	var root *yNode
-	var err error
-	if len(p.lines) > 0 {
-		root, err = p.block(p.lines[0].indent)
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, nil
 	}
-	if err == nil && p.i < len(p.lines) {
-		err = p.fail("unexpected indentation")
-	}
-	return taxonomy(root), err
+	return taxonomy(resolve(doc.Content[0], map[*yaml.Node]*yNode{}, 0)), nil
 }
 
-func (p *yParser) fail(msg string) error {
-	no := 0
-	if p.i < len(p.lines) {
-		no = p.lines[p.i].no
+// resolve converts a parsed node; memo makes an anchored node and its
+// aliases one yNode (the inputs are recognised by identity) and ends
+// alias cycles.
+func resolve(n *yaml.Node, memo map[*yaml.Node]*yNode, depth int) *yNode {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
 	}
-	return decode.ErrAt(format, "METRICS.yaml", int64(no), msg+" (line "+strconv.Itoa(no)+")", nil, nil)
-}
-
-// stripComment removes a # comment outside quotes.
-func stripComment(l string) string {
-	var q byte
-	for i := 0; i < len(l); i++ {
-		c := l[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"':
-			if i == 0 || strings.ContainsRune(" [,:-", rune(l[i-1])) {
-				q = c
-			}
-		case c == '#' && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t'):
-			return l[:i]
-		}
+	if n == nil || depth > maxYAMLDepth {
+		return nil
 	}
-	return l
-}
-
-// block parses the mapping or sequence whose lines start at indent.
-func (p *yParser) block(indent int) (*yNode, error) {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxYAMLDepth {
-		return nil, p.fail("nested too deeply")
+	if y, ok := memo[n]; ok {
+		return y
 	}
-	if p.i >= len(p.lines) {
-		return &yNode{}, nil
-	}
-	if t := p.lines[p.i].text; t == "-" || strings.HasPrefix(t, "- ") {
-		return p.sequence(indent)
-	}
-	return p.mapping(indent)
-}
-
-func (p *yParser) sequence(indent int) (*yNode, error) {
-	n := &yNode{isSeq: true}
-	for p.i < len(p.lines) && p.lines[p.i].indent == indent {
-		l := p.lines[p.i]
-		if l.text != "-" && !strings.HasPrefix(l.text, "- ") {
-			break
-		}
-		rest := strings.TrimLeft(strings.TrimPrefix(l.text, "-"), " ")
-		anchor := ""
-		if strings.HasPrefix(rest, "&") {
-			k := strings.IndexByte(rest, ' ')
-			if k < 0 {
-				anchor, rest = rest[1:], ""
-			} else {
-				anchor, rest = rest[1:k], strings.TrimLeft(rest[k:], " ")
+	y := &yNode{v: n.Value}
+	memo[n] = y
+	switch n.Kind {
+	case yaml.SequenceNode:
+		y.isSeq = true
+		for _, c := range n.Content {
+			if r := resolve(c, memo, depth+1); r != nil {
+				y.seq = append(y.seq, r)
 			}
 		}
-		var item *yNode
-		var err error
-		switch {
-		case rest == "":
-			p.i++
-			item, err = p.nested(indent)
-		case isMapLine(rest):
-			// "- key: value": a mapping whose first line is the rest
-			p.lines[p.i] = yLine{indent + len(l.text) - len(rest), rest, l.no}
-			item, err = p.mapping(p.lines[p.i].indent)
-		default:
-			p.i++
-			item, err = p.scalar(rest)
-		}
-		if err != nil {
-			return n, err
-		}
-		if anchor != "" {
-			p.anchors[anchor] = item
-		}
-		n.seq = append(n.seq, item)
-	}
-	return n, nil
-}
-
-// nested parses the block below the current line (deeper than indent), or
-// an empty node.
-func (p *yParser) nested(indent int) (*yNode, error) {
-	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		return p.block(p.lines[p.i].indent)
-	}
-	return &yNode{}, nil
-}
-
-func isMapLine(t string) bool {
-	if t == "" || t[0] == '[' || t[0] == '{' || t[0] == '*' {
-		return false
-	}
-	if t[0] == '"' || t[0] == '\'' {
-		k := strings.IndexByte(t[1:], t[0])
-		return k >= 0 && strings.HasPrefix(t[k+2:], ":") && (len(t) == k+3 || t[k+3] == ' ')
-	}
-	return strings.Contains(t, ": ") || strings.HasSuffix(t, ":")
-}
-
-func (p *yParser) mapping(indent int) (*yNode, error) {
-	n := &yNode{isMap: true, m: map[string]*yNode{}}
-	for p.i < len(p.lines) && p.lines[p.i].indent == indent {
-		l := p.lines[p.i]
-		if !isMapLine(l.text) {
-			return n, p.fail("expected key: value")
-		}
-		k := strings.Index(l.text, ": ")
-		if l.text[0] == '"' || l.text[0] == '\'' {
-			k = strings.IndexByte(l.text[1:], l.text[0]) + 2
-			if k >= len(l.text)-1 {
-				k = -1
+	case yaml.MappingNode:
+		y.isMap, y.m = true, map[string]*yNode{}
+		var merged []*yNode
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], resolve(n.Content[i+1], memo, depth+1)
+			if k.Tag == "!!merge" {
+				if v != nil && v.isSeq {
+					merged = append(merged, v.seq...)
+				} else {
+					merged = append(merged, v)
+				}
+				continue
 			}
+			y.set(k.Value, v)
 		}
-		key, rest := strings.TrimSuffix(l.text, ":"), ""
-		if k >= 0 {
-			key, rest = l.text[:k], strings.TrimSpace(l.text[k+2:])
-		}
-		key = unquote(strings.TrimSpace(key))
-		anchor := ""
-		if strings.HasPrefix(rest, "&") {
-			j := strings.IndexByte(rest, ' ')
-			if j < 0 {
-				anchor, rest = rest[1:], ""
-			} else {
-				anchor, rest = rest[1:j], strings.TrimLeft(rest[j:], " ")
-			}
-		}
-		rest = stripTag(rest)
-		p.i++
-		var v *yNode
-		var err error
-		if rest != "" && (rest[0] == '>' || rest[0] == '|') {
-			v = p.blockScalar(indent, rest[0] == '>')
-		} else if rest == "" {
-			if p.i < len(p.lines) && p.lines[p.i].indent == indent && strings.HasPrefix(p.lines[p.i].text, "- ") {
-				v, err = p.sequence(indent)
-			} else {
-				v, err = p.nested(indent)
-			}
-		} else {
-			v, err = p.scalar(rest)
-		}
-		if err != nil {
-			return n, err
-		}
-		if anchor != "" {
-			p.anchors[anchor] = v
-		}
-		if key == "<<" && v.isMap {
-			for _, mk := range v.keys {
-				if _, ok := n.m[mk]; !ok {
-					n.keys = append(n.keys, mk)
-					n.m[mk] = v.m[mk]
+		// explicit keys win over merged ones, earlier merged maps over later
+		for _, mm := range merged {
+			if mm != nil && mm.isMap {
+				for _, k := range mm.keys {
+					if _, ok := y.m[k]; !ok {
+						y.set(k, mm.m[k])
+					}
 				}
 			}
-			continue
 		}
-		if _, ok := n.m[key]; !ok {
-			n.keys = append(n.keys, key)
-		}
-		n.m[key] = v
 	}
-	return n, nil
+	return y
 }
 
-// blockScalar reads the lines of a > or | scalar (deeper than indent).
-func (p *yParser) blockScalar(indent int, fold bool) *yNode {
-	var parts []string
-	for p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		parts = append(parts, p.lines[p.i].text)
-		p.i++
+func (y *yNode) set(k string, v *yNode) {
+	if _, ok := y.m[k]; !ok {
+		y.keys = append(y.keys, k)
 	}
-	sep := "\n"
-	if fold {
-		sep = " "
-	}
-	return &yNode{v: strings.Join(parts, sep)}
-}
-
-func stripTag(s string) string {
-	if strings.HasPrefix(s, "!!") {
-		if k := strings.IndexByte(s, ' '); k >= 0 {
-			return strings.TrimLeft(s[k:], " ")
-		}
-		return ""
-	}
-	return s
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
-		return s[1 : len(s)-1]
-	}
-	return s
-}
-
-// scalar parses an inline value: alias, flow sequence or scalar.
-func (p *yParser) scalar(s string) (*yNode, error) {
-	s = stripTag(s)
-	if strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") {
-		n, rest, err := p.flow(s, 0)
-		if err == nil && strings.TrimSpace(rest) != "" {
-			err = p.fail("text after a flow sequence")
-		}
-		return n, err
-	}
-	if strings.HasPrefix(s, "*") {
-		if a, ok := p.anchors[s[1:]]; ok {
-			return a, nil
-		}
-		return &yNode{v: s}, p.fail("unknown alias " + s)
-	}
-	return &yNode{v: unquote(s)}, nil
-}
-
-// flow parses a flow sequence at the start of s; it returns the rest.
-func (p *yParser) flow(s string, depth int) (*yNode, string, error) {
-	if depth > maxYAMLDepth {
-		return &yNode{isSeq: true}, "", p.fail("nested too deeply")
-	}
-	n := &yNode{isSeq: true}
-	end := byte(']')
-	if s[0] == '{' {
-		n = &yNode{isMap: true, m: map[string]*yNode{}}
-		end = '}'
-	}
-	s = s[1:]
-	for {
-		s = strings.TrimLeft(s, " ")
-		key := ""
-		if n.isMap && s != "" && s[0] != end && s[0] != ',' {
-			k := strings.Index(s, ":")
-			if k < 0 {
-				return n, "", p.fail("flow mapping entry without a colon")
-			}
-			key, s = unquote(strings.TrimSpace(s[:k])), strings.TrimLeft(s[k+1:], " ")
-		}
-		var item *yNode
-		var err error
-		switch {
-		case s == "":
-			return n, "", p.fail("unterminated flow collection")
-		case s[0] == end && key == "":
-			return n, s[1:], nil
-		case s[0] == ',' && key == "":
-			s = s[1:]
-			continue
-		case s[0] == '[' || s[0] == '{':
-			item, s, err = p.flow(s, depth+1)
-		default:
-			k := strings.IndexAny(s, ",]}")
-			if k < 0 {
-				k = len(s)
-			}
-			if k == 0 {
-				return n, "", p.fail("unexpected " + s[:1] + " in a flow collection")
-			}
-			item, err = p.scalar(strings.TrimSpace(s[:k]))
-			s = s[k:]
-		}
-		if n.isMap {
-			if _, ok := n.m[key]; !ok {
-				n.keys = append(n.keys, key)
-			}
-			n.m[key] = item
-		} else {
-			n.seq = append(n.seq, item)
-		}
-		if err != nil {
-			return n, "", err
-		}
-	}
+	y.m[k] = v
 }
 
 // taxonomy extracts the taxonomic metrics of a parsed file.

@@ -43,10 +43,16 @@ func TestTaxonomySpec(t *testing.T) {
 		"CPU Cycles / L2 Bound",
 		"I=4*(perf::l1-cache-miss/execution/$$/sum-perf::l2-cache-miss/execution/$$/sum)",
 		"E=perf::cycles/function/$$/sum",
+		"CPU Cycles / L2 Bound [Sum] I=", // the key is `!!str Sum`: a tag, not part of the name
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in\n%s", want, got)
 		}
+	}
+	// A folded scalar (`>`) keeps the line breaks of its more-indented lines
+	// (YAML 1.2 §8.1.3).
+	if want := "Cycles spent:\n - In the CPU doing actual work (FLOPs), or\n - Waiting for outside operations to complete (memory stalls).\n"; ms[0].Description != want {
+		t.Errorf("description %q, want %q", ms[0].Description, want)
 	}
 }
 
