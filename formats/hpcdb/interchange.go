@@ -154,8 +154,8 @@ func (s *traceSet) Tracks() []interchange.Track {
 // Events reads one trace line: a run of samples in one context is an X
 // event named by its procedure frame, lasting until the next sample; a
 // line's last run of one sample is an instant event.
-func (s *traceSet) Events(i int, pos int64) (interchange.Events, error) {
-	return &traceEvents{d: s.d, m: s.d.model.get(), line: i, next: uint64(pos)}, nil
+func (s *traceSet) Events(i int, pos interchange.Pos) (interchange.Events, error) {
+	return &traceEvents{d: s.d, m: s.d.model.get(), line: i, next: uint64(pos.At), stop: math.MaxInt64}, nil
 }
 
 type traceEvents struct {
@@ -163,11 +163,14 @@ type traceEvents struct {
 	m     *model
 	line  int
 	next  uint64
+	stop  int64 // StopAt's time
 	buf   []hpcdb.Sample
 	bufAt uint64
 }
 
-func (e *traceEvents) State() int64 { return int64(e.next) }
+func (e *traceEvents) State() interchange.Pos { return interchange.Pos{At: int64(e.next)} }
+
+func (e *traceEvents) StopAt(t int64) { e.stop = t }
 
 func (e *traceEvents) sample(k uint64) (hpcdb.Sample, error) {
 	if k < e.bufAt || k >= e.bufAt+uint64(len(e.buf)) {
@@ -188,11 +191,15 @@ func (e *traceEvents) sample(k uint64) (hpcdb.Sample, error) {
 	return e.buf[k-e.bufAt], nil
 }
 
-func (e *traceEvents) Next(ev *interchange.Event) error {
+func (e *traceEvents) Next(emit func(*interchange.Event)) error {
 	start := e.next
 	first, err := e.sample(start)
 	if err != nil {
 		return err
+	}
+	ts := int64(first.Time) - int64(e.m.minTime)
+	if ts >= e.stop {
+		return io.EOF
 	}
 	runEnd, until, err := interchange.SampleRun(int64(start), uint64(first.Ctx), first.Time, func(i int64) (uint64, uint64, error) {
 		s, err := e.sample(uint64(i))
@@ -209,12 +216,13 @@ func (e *traceEvents) Next(ev *interchange.Event) error {
 			name = string(e.m.frameName(f))
 		}
 	}
-	*ev = interchange.Event{Name: name, Cat: "sample", TS: int64(first.Time) - int64(e.m.minTime),
+	ev := &interchange.Event{Name: name, Cat: "sample", TS: ts,
 		Args: `"ctx_id":` + strconv.FormatUint(uint64(first.Ctx), 10) + `,"samples":` + strconv.FormatUint(end-start, 10)}
 	if until == first.Time {
 		ev.Instant = true
 	} else {
 		ev.Dur = int64(until - first.Time)
 	}
+	emit(ev)
 	return nil
 }

@@ -203,14 +203,14 @@ func (p *profile) traceNanos(t uint64) int64 {
 // Events reads a profile's samples: each sample is an X event of its
 // node's location lasting until the next sample (runs of samples in one
 // node are one event); the last sample is an instant event.
-func (s *traceSet) Events(i int, pos int64) (interchange.Events, error) {
+func (s *traceSet) Events(i int, pos interchange.Pos) (interchange.Events, error) {
 	s.Tracks()
 	p := s.profiles[i]
 	t, l, err := p.openTrace()
 	if err != nil {
 		return nil, err
 	}
-	return &traceEvents{s: s, p: p, t: t, l: l, next: pos, buf: make([]hpcrun.Sample, 256)}, nil
+	return &traceEvents{s: s, p: p, t: t, l: l, next: pos.At, stop: math.MaxInt64, buf: make([]hpcrun.Sample, 256)}, nil
 }
 
 type traceEvents struct {
@@ -219,12 +219,15 @@ type traceEvents struct {
 	t     *hpcrun.Trace
 	l     *nodeLookup
 	next  int64 // index of the next sample to read
+	stop  int64 // StopAt's time
 	buf   []hpcrun.Sample
 	bufAt int64
 	nbuf  int
 }
 
-func (e *traceEvents) State() int64 { return e.next }
+func (e *traceEvents) State() interchange.Pos { return interchange.Pos{At: e.next} }
+
+func (e *traceEvents) StopAt(t int64) { e.stop = t }
 
 func (e *traceEvents) sample(i int64) (hpcrun.Sample, error) {
 	if i < e.bufAt || i >= e.bufAt+int64(e.nbuf) {
@@ -240,11 +243,15 @@ func (e *traceEvents) sample(i int64) (hpcrun.Sample, error) {
 	return e.buf[i-e.bufAt], nil
 }
 
-func (e *traceEvents) Next(ev *interchange.Event) error {
+func (e *traceEvents) Next(emit func(*interchange.Event)) error {
 	start := e.next
 	first, err := e.sample(start)
 	if err != nil {
 		return err
+	}
+	ts := e.p.traceNanos(first.Time) - e.s.origin
+	if ts >= e.stop {
+		return io.EOF
 	}
 	end, until, err := interchange.SampleRun(start, uint64(first.NodeID), first.Time, func(i int64) (uint64, uint64, error) {
 		s, err := e.sample(i)
@@ -254,14 +261,14 @@ func (e *traceEvents) Next(ev *interchange.Event) error {
 		return err
 	}
 	e.next = end
-	ts := e.p.traceNanos(first.Time) - e.s.origin
-	*ev = interchange.Event{Name: e.location(first.NodeID), Cat: "sample", TS: ts,
+	ev := &interchange.Event{Name: e.location(first.NodeID), Cat: "sample", TS: ts,
 		Args: `"ctx_id":` + strconv.FormatUint(uint64(first.NodeID), 10) + `,"samples":` + strconv.FormatInt(end-start, 10)}
 	if until == first.Time {
 		ev.Instant = true
 	} else {
 		ev.Dur = max(e.p.traceNanos(until)-e.p.traceNanos(first.Time), 0)
 	}
+	emit(ev)
 	return nil
 }
 

@@ -1,11 +1,8 @@
 package interchange
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
-	"math/rand"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -81,83 +78,5 @@ func TestGraphRecursion(t *testing.T) {
 	tr.Done()
 	if tr.Total(0) != 130 {
 		t.Fatalf("total %d, want the 130 of the self costs", tr.Total(0))
-	}
-}
-
-// fakeTrace has tracks of n events each, 1 µs apart.
-type fakeTrace struct{ tracks, n int }
-
-func (f *fakeTrace) Tracks() []Track {
-	var out []Track
-	for i := range f.tracks {
-		out = append(out, Track{Pid: int64(i / 2), Tid: int64(i), Process: "p", Thread: "t\"" + strconv.Itoa(i), File: strconv.Itoa(i)})
-	}
-	return out
-}
-
-func (f *fakeTrace) Events(i int, pos int64) (Events, error) {
-	return &fakeEvents{n: f.n, k: pos, track: i}, nil
-}
-
-type fakeEvents struct {
-	n, track int
-	k        int64
-}
-
-func (e *fakeEvents) State() int64 { return e.k }
-func (e *fakeEvents) Next(ev *Event) error {
-	if e.k >= int64(e.n) {
-		return io.EOF
-	}
-	*ev = Event{Name: "ev" + strconv.FormatInt(e.k%7, 10), TS: e.k*1000 + int64(e.track), Dur: 999, Instant: e.k == int64(e.n)-1}
-	e.k++
-	return nil
-}
-
-// TestTraceJSONViews: trace.json is valid JSON of every event, random
-// reads match it, and a view sized from the on-disk index has the same
-// bytes.
-func TestTraceJSONViews(t *testing.T) {
-	tr := &fakeTrace{tracks: 5, n: 20000}
-	gen := &traceGen{tr: tr, one: -1}
-	full := readAll(t, render.Stream(gen, nil))
-	var doc struct{ TraceEvents []map[string]any }
-	if err := json.Unmarshal(full, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if want := 5*20000 + 5*2 + 3; len(doc.TraceEvents) != want {
-		t.Fatalf("%d events, want %d", len(doc.TraceEvents), want)
-	}
-	v := render.Stream(&traceGen{tr: tr, one: -1}, nil)
-	if _, err := v.Size(); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewSource(1))
-	for range 50 {
-		off := rng.Int63n(int64(len(full)))
-		b := make([]byte, min(int64(rng.Intn(200000)+1), int64(len(full))-off))
-		if _, err := v.ReadAt(b, off); err != nil && err != io.EOF {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(b, full[off:off+int64(len(b))]) {
-			t.Fatalf("ReadAt(%d) differs", off)
-		}
-	}
-	render.SetIndexDir(t.TempDir())
-	t.Cleanup(func() { render.SetIndexDir("") })
-	key := render.IndexKey("test", "trace.json")
-	if key == "" {
-		key = "interchange-test/trace.json"
-	}
-	for range 2 { // the first measures and writes the index, the second reads it
-		if got := readAll(t, render.IndexedStream(&traceGen{tr: tr, one: -1}, key, nil)); !bytes.Equal(got, full) {
-			t.Fatal("indexed trace.json differs")
-		}
-	}
-	for _, p := range []tracePos{{}, {track: 3, pos: 77, begun: true}, {track: 5, begun: true}} {
-		back, err := gen.DecodeState(gen.EncodeState(p))
-		if err != nil || back != p {
-			t.Errorf("state %+v came back as %+v, %v", p, back, err)
-		}
 	}
 }

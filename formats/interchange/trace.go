@@ -26,24 +26,47 @@ type Event struct {
 	Args      string // a JSON object's members without braces, "" for none
 }
 
+// End is when the event ends: TS+Dur, TS for an instant event.
+func (e *Event) End() int64 {
+	if e.Instant {
+		return e.TS
+	}
+	return e.TS + e.Dur
+}
+
 // A Trace is what an adapter provides for trace.json: tracks, and a
 // resumable reader of each track's events.
 type Trace interface {
 	Tracks() []Track
-	// Events reads track i from pos, a position State returned (0: its
-	// beginning).
-	Events(i int, pos int64) (Events, error)
+	// Events reads track i from pos, a position State returned (the zero
+	// Pos: its beginning).
+	Events(i int, pos Pos) (Events, error)
 }
 
-// Events reads the events of one track in time order.
+// Events reads the events of one track. Next reads the track's next record
+// and passes the events it completes (none, one or more) to emit; io.EOF
+// ends the track; other errors end the view (data errors after what was
+// emitted). The events' ends never decrease from one record to the next.
 type Events interface {
-	// Next fills ev; io.EOF ends the track; other errors end the view
-	// (data errors after what was read).
-	Next(ev *Event) error
-	// State is where Next continues, for Trace.Events: a number, so that
-	// trace.json's checkpoints go to the on-disk index.
-	State() int64
+	Next(emit func(*Event)) error
+	// State is where Next continues, for Trace.Events.
+	State() Pos
+	// StopAt makes Next end the track at its first record at or after t
+	// (ns from the origin): events still open there are emitted ending at
+	// t, then io.EOF. The time windows read a track this way.
+	StopAt(t int64)
 }
+
+// A Pos is a position in a track: the record At (an offset or index) and
+// what the adapter needs besides to resume there (ovni: its open bursts),
+// at most MaxAux numbers. It goes to trace.json's on-disk index.
+type Pos struct {
+	At  int64
+	Aux []uint64
+}
+
+// MaxAux bounds Pos.Aux.
+const MaxAux = 80
 
 // traceGen renders a Chrome Trace Event file of some tracks (all, or one
 // for trace/<thread>.json): the events of each track in turn (viewers sort
@@ -57,7 +80,7 @@ type traceGen struct {
 // metadata at the end) and where in it.
 type tracePos struct {
 	track int
-	pos   int64
+	pos   Pos
 	begun bool // the opening line is written
 }
 
@@ -65,13 +88,23 @@ type tracePos struct {
 func (g *traceGen) EncodeState(state any) []byte {
 	p := state.(tracePos)
 	var w render.StateWriter
-	return w.Uint(uint64(p.track)).Int(p.pos).Bool(p.begun).Bytes()
+	w.Uint(uint64(p.track)).Int(p.pos.At).Bool(p.begun).Uint(uint64(len(p.pos.Aux)))
+	for _, a := range p.pos.Aux {
+		w.Uint(a)
+	}
+	return w.Bytes()
 }
 
 // DecodeState reads what EncodeState wrote.
 func (g *traceGen) DecodeState(b []byte) (any, error) {
 	r := render.NewStateReader(b)
-	p := tracePos{track: int(r.Uint(uint64(len(g.tr.Tracks())) + 1)), pos: r.Int(0, math.MaxInt64), begun: r.Bool()}
+	p := tracePos{track: int(r.Uint(uint64(len(g.tr.Tracks())) + 1)), pos: Pos{At: r.Int(0, math.MaxInt64)}, begun: r.Bool()}
+	if n := r.Uint(MaxAux); n > 0 {
+		p.pos.Aux = make([]uint64, n)
+		for i := range p.pos.Aux {
+			p.pos.Aux[i] = r.Uint(math.MaxUint64)
+		}
+	}
 	return p, r.Err()
 }
 
@@ -81,8 +114,10 @@ type traceCursor struct {
 	tracks []int // indices into all
 	pos    tracePos
 	ev     Events
-	e      Event
 	err    error
+	emit   func(*Event) // appends to out
+	out    []byte
+	t      *Track // of the events emitted
 }
 
 func (g *traceGen) Start(state any) (render.Cursor, error) {
@@ -101,7 +136,15 @@ func (g *traceGen) Start(state any) (render.Cursor, error) {
 	return c, nil
 }
 
-func (c *traceCursor) State() any { return c.pos }
+// State asks the track's reader where it is only now: an ovni reader's
+// position holds its open bursts, copied.
+func (c *traceCursor) State() any {
+	p := c.pos
+	if c.ev != nil {
+		p.pos = c.ev.State()
+	}
+	return p
+}
 
 const traceHead = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
 
@@ -131,15 +174,19 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 		}
 		c.ev = ev
 	}
+	c.out, c.t = dst, &c.all[c.tracks[c.pos.track]]
+	if c.emit == nil {
+		c.emit = func(e *Event) { c.out = appendEvent(c.out, c.t, e) }
+	}
 	start := len(dst)
-	t := &c.all[c.tracks[c.pos.track]]
-	for len(dst)-start < batchBytes {
-		err := c.ev.Next(&c.e)
+	for len(c.out)-start < batchBytes {
+		err := c.ev.Next(c.emit)
 		if err == io.EOF {
 			c.nextTrack()
-			return dst, nil
+			break
 		}
 		if err != nil {
+			dst, c.out = c.out, nil
 			if !render.IsDataError(err) {
 				return dst, err
 			}
@@ -150,15 +197,14 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			c.err = err
 			return c.appendMetadata(dst), nil
 		}
-		dst = appendEvent(dst, t, &c.e)
-		c.pos.pos = c.ev.State()
 	}
+	dst, c.out = c.out, nil
 	return dst, nil
 }
 
 func (c *traceCursor) nextTrack() {
 	c.pos.track++
-	c.pos.pos = 0
+	c.pos.pos = Pos{}
 	c.ev = nil
 }
 

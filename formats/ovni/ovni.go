@@ -580,10 +580,19 @@ Example
 
 `)
 	b.WriteString(interchange.TraceReadme())
-	b.WriteString(`  trace/<loom>.<pid>.<tid>.json. Each event is an X slice named by its MCV (category:
-  the model letter, args: the payload in hex) lasting until the thread's next event;
-  a thread's last event is an instant event. ts counts from the earliest event of all
-  streams (the raw clocks are in events.txt).
+	b.WriteString(`  trace/<loom>.<pid>.<tid>.json. Paired events are bursts: an event whose value is '['
+  opens one and the next ']' of the same model and category closes it; so do the
+  begin/end pairs named in events.csv (nosv_submit begin .. end, ...), task execution
+  (VTx/VTr .. VTe/VTp, 6Tx/6Tr .. 6Te/6Tp, PPx .. PPe), OpenMP worksharing (PQx .. PQe)
+  and marks (OM[ .. OM]). A burst is an X event named by its region (args: begin and end
+  MCV, their payloads in hex), nested as in the thread; an end also ends the bursts
+  opened inside its own that are still open (note "ended with an enclosing burst").
+  Bursts open at a thread's last event end there (note "open at the end of the
+  thread"); an end without a begin is an instant event. At most 64 bursts are open at
+  once per thread: a begin beyond that, and its end, are instant events (with a note).
+  Every other event (thread states OHx/OHp/..., task creation, ...) is an instant event
+  named as in events.csv (args: mcv, payload). Category: the model letter. ts counts
+  from the earliest event of all streams (the raw clocks are in events.txt).
 `)
 	return []byte(b.String()), nil
 }

@@ -1,0 +1,233 @@
+package ovni
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+)
+
+// oracleBursts pairs the '[' and ']' events of an ovnidump text (any of
+// the dump formats of the corpus) per thread: for each thread id, the
+// number of bursts and their summed duration (an end closes the innermost
+// open burst of its model and category and those opened inside it; what
+// is open at the thread's last event ends there), and the number of
+// events that are not part of a burst.
+func oracleBursts(t *testing.T, dump []byte) (bursts, durs, singles map[int64]int64) {
+	t.Helper()
+	type open struct {
+		mc    string
+		clock int64
+	}
+	bursts, durs, singles = map[int64]int64{}, map[int64]int64{}, map[int64]int64{}
+	stacks := map[int64][]open{}
+	last := map[int64]int64{}
+	for _, l := range strings.Split(strings.TrimSpace(string(dump)), "\n") {
+		f := strings.Fields(l)
+		var stream, clock, mcv string
+		switch {
+		case f[0][0] >= '0' && f[0][0] <= '9': // 1.6+: clock MCV relpath
+			clock, mcv, stream = f[0], f[1], f[2]
+		case f[2][0] == '+' || f[2][0] == '-': // 1.1-1.5: relpath clock delta MCV
+			stream, clock, mcv = f[0], f[1], f[3]
+		default: // spec v1: loom.pid.tid clock MCV
+			stream, clock, mcv = f[0], f[1], f[2]
+		}
+		stream = strings.TrimSuffix(strings.TrimSuffix(stream, "/stream.obs"), ".obs")
+		tid, err := strconv.ParseInt(stream[strings.LastIndexAny(stream, "./")+1:], 10, 64)
+		c, err2 := strconv.ParseInt(clock, 10, 64)
+		if err != nil || err2 != nil || len(mcv) != 3 {
+			t.Fatalf("oracle line %q", l)
+		}
+		last[tid] = c
+		st := stacks[tid]
+		switch mcv[2] {
+		case '[':
+			stacks[tid] = append(st, open{mcv[:2], c})
+			continue
+		case ']':
+			k := len(st) - 1
+			for k >= 0 && st[k].mc != mcv[:2] {
+				k--
+			}
+			if k >= 0 {
+				for _, o := range st[k:] {
+					bursts[tid]++
+					durs[tid] += c - o.clock
+				}
+				stacks[tid] = st[:k]
+				continue
+			}
+		}
+		singles[tid]++
+	}
+	for tid, st := range stacks {
+		for _, o := range st {
+			bursts[tid]++
+			durs[tid] += last[tid] - o.clock
+		}
+	}
+	return bursts, durs, singles
+}
+
+type chromeDoc struct {
+	TraceEvents []struct {
+		Ph      string
+		Tid     int64
+		TS, Dur json.Number
+		Name    string
+		Args    map[string]any
+	}
+}
+
+// nanos reads a trace.json time (µs with three decimals) as ns.
+func nanos(t *testing.T, n json.Number) int64 {
+	t.Helper()
+	s := string(n)
+	if s == "" {
+		return 0
+	}
+	i := strings.IndexByte(s, '.')
+	if i < 0 || len(s)-i != 4 {
+		t.Fatalf("time %q is not µs with the ns digits", s)
+	}
+	v, err := strconv.ParseInt(s[:i]+s[i+1:], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestTraceBursts: trace.json of each corpus trace has, per thread, one
+// X event per burst of the ovnidump oracle with the same summed duration,
+// and one instant event per other event.
+func TestTraceBursts(t *testing.T) {
+	type tc struct{ name, dir, oracle string }
+	var cases []tc
+	for _, c := range corpusCases {
+		cases = append(cases, tc{c, testdata.Corpus(t, "ovni", c), "ovnidump.txt"})
+	}
+	for _, c := range corpus1x {
+		cases = append(cases, tc{c.name, testdata.Corpus(t, "ovni-1x", c.name), c.oracle})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bursts, durs, singles := oracleBursts(t, readOracle(t, filepath.Join(c.dir, c.oracle)))
+			var doc chromeDoc
+			dec := json.NewDecoder(bytes.NewReader(read(t, open(t, filepath.Join(c.dir, "ovni")).FS(), "trace.json")))
+			dec.UseNumber()
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			gotB, gotD, gotS := map[int64]int64{}, map[int64]int64{}, map[int64]int64{}
+			for _, e := range doc.TraceEvents {
+				switch e.Ph {
+				case "X":
+					gotB[e.Tid]++
+					gotD[e.Tid] += nanos(t, e.Dur)
+				case "i":
+					gotS[e.Tid]++
+				}
+			}
+			for tid := range singles {
+				if gotB[tid] != bursts[tid] || gotD[tid] != durs[tid] || gotS[tid] != singles[tid] {
+					t.Errorf("thread %d: %d bursts of %d ns and %d instant events, the oracle pairs %d bursts of %d ns, %d others",
+						tid, gotB[tid], gotD[tid], gotS[tid], bursts[tid], durs[tid], singles[tid])
+				}
+			}
+			if len(gotS) != len(singles) {
+				t.Errorf("%d threads, the oracle %d", len(gotS), len(singles))
+			}
+		})
+	}
+}
+
+// TestTraceDeepNesting: bursts nested deeper than maxOpen become instant
+// events (begin and end), bursts open at the end of the thread end at its
+// last event, and trace.json read at random through a second source that
+// takes sizes and checkpoints (with their open bursts) from the on-disk
+// index equals the whole rendering.
+func TestTraceDeepNesting(t *testing.T) {
+	var evs []gen.Event
+	clock := uint64(1_000_000)
+	add := func(mcv string, payload []byte) {
+		clock += 7
+		evs = append(evs, gen.Event{MCV: mcv, Clock: clock, Payload: payload})
+	}
+	wantX, wantI := 0, 0
+	for rep := range 300 {
+		d := rep%(maxOpen+20) + 1
+		for k := range d {
+			add("ZA[", []byte{byte(k), byte(rep)})
+			if k%5 == 0 {
+				add("OB.", nil)
+				wantI++
+			}
+		}
+		for k := d - 1; k >= 0; k-- {
+			add("ZA]", nil)
+			if k < maxOpen {
+				wantX++
+			} else {
+				wantI += 2
+			}
+		}
+		add("ZB]", nil) // an end without a begin
+		wantI++
+	}
+	for range 3 {
+		add("VTx", []byte{1, 0, 0, 0, 2, 0, 0, 0})
+		wantX++
+	}
+	dir := t.TempDir()
+	if _, err := gen.Write(dir, []gen.Proc{{Loom: "n", PID: 1, Metadata: gen.Metadata(1, 0, 0, 0),
+		Streams: []gen.Stream{{TID: 1, Events: evs}}}}); err != nil {
+		t.Fatal(err)
+	}
+	render.SetIndexDir(t.TempDir())
+	t.Cleanup(func() { render.SetIndexDir("") })
+	full := read(t, open(t, dir).FS(), "trace.json")
+	var doc chromeDoc
+	if err := json.Unmarshal(full, &doc); err != nil {
+		t.Fatal(err)
+	}
+	nX, nI := 0, 0
+	for _, e := range doc.TraceEvents {
+		switch e.Ph {
+		case "X":
+			nX++
+		case "i":
+			nI++
+		}
+	}
+	if nX != wantX || nI != wantI {
+		t.Fatalf("%d X and %d instant events, want %d and %d", nX, nI, wantX, wantI)
+	}
+	if !bytes.Contains(full, []byte(`"note":"open at the end of the thread"`)) {
+		t.Error("no burst open at the end")
+	}
+	f, err := open(t, dir).FS().Open("trace.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := f.(io.ReaderAt)
+	rng := rand.New(rand.NewSource(1))
+	for range 40 {
+		off := rng.Int63n(int64(len(full)))
+		b := make([]byte, min(int64(rng.Intn(100000)+1), int64(len(full))-off))
+		if n, err := ra.ReadAt(b, off); n != len(b) {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, full[off:off+int64(len(b))]) {
+			t.Fatalf("ReadAt(%d) differs", off)
+		}
+	}
+}
