@@ -2,13 +2,13 @@ package hpcdb_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	dec "github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
@@ -26,9 +26,13 @@ func TestImpossibleValuesReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tdb, err := dec.NewTraceDB(bytes.NewReader(trace), int64(len(trace)))
+	if err != nil || len(tdb.Lines) == 0 {
+		t.Fatalf("generated trace.db: %v", err)
+	}
+	// The first sample's context (big-endian, after its 8-byte time).
+	copy(trace[tdb.Lines[0].Start+8:], []byte{0x7f, 0xff, 0xff, 0xf0})
 	trace[17] = 176 // version 1.176
-	first := 128 + (22*threads+7)&^7
-	binary.BigEndian.PutUint32(trace[first+8:], 0x7ffffff0) // the first sample's context
 	os.WriteFile(filepath.Join(dir, "trace.db"), trace, 0o644)
 	xml, err := os.ReadFile(filepath.Join(dir, "experiment.xml"))
 	if err != nil {

@@ -2,7 +2,6 @@ package webgrind
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"math/rand"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	wg "github.com/hpcfs/hpcfs/decode/webgrind"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 )
@@ -56,11 +56,14 @@ func TestNamesFixedWhenFirstListed(t *testing.T) {
 		for cut := 16; cut < len(b); cut += max(1, len(b)/60) {
 			mutants = append(mutants, b[:cut])
 		}
-		n := int(binary.LittleEndian.Uint32(b[8:]))
-		for _, fn := range []int{0, 1, n / 2} {
+		f, err := wg.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fn := range []int{0, 1, len(f.Addrs) / 2} {
 			m := bytes.Clone(b)
-			a := binary.LittleEndian.Uint32(m[12+4*fn:])
-			binary.LittleEndian.PutUint32(m[a+16:], 1<<30) // a count in the record
+			// A count in the record: 1<<30 as a little-endian word.
+			copy(m[f.Addrs[fn]+16:], []byte{0, 0, 0, 0x40})
 			mutants = append(mutants, m)
 		}
 		for k, m := range mutants {
@@ -104,7 +107,8 @@ func TestDamagedEndStillMounts(t *testing.T) {
 	dir := t.TempDir()
 	mutants := 0
 	for name, b := range damageInputs(t) {
-		ha := int(binary.LittleEndian.Uint32(b[4:]))
+		ha64, _ := wg.HeadWords(b)
+		ha := int(ha64)
 		_, whole := openBytes(t, b)
 		want := withoutPercentages(t, readFS(t, whole, "functions.csv"))
 		check := func(kind string, m []byte, wantError bool) {
