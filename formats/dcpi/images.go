@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hpcfs/hpcfs/formats/vfs"
@@ -52,7 +53,7 @@ func imagesCSV(profiles []*profile) ([]byte, error) {
 		fields := []string{r.p.rel, first(h.Values("image")), first(h.Values("path")), first(h.Values("event")), first(h.Values("period")), first(h.Values("epoch"))}
 		if r.ok {
 			cum += r.samples
-			fields = append(fields, u(r.samples), render.FormatFloat(pct(r.samples, grand)), render.FormatFloat(pct(cum, grand)))
+			fields = append(fields, strconv.FormatUint(r.samples, 10), render.FormatFloat(pct(r.samples, grand)), render.FormatFloat(pct(cum, grand)))
 		} else {
 			fields = append(fields, "", "", "")
 		}

@@ -1,6 +1,8 @@
 package dcpi
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"path"
 	"strconv"
@@ -10,29 +12,9 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// keyWidth is the width of the key column of dcpicat's header block.
-const keyWidth = 21
-
-func appendKey(dst []byte, key string) []byte {
-	dst = append(dst, key...)
-	for n := len(key); n < keyWidth; n++ {
-		dst = append(dst, ' ')
-	}
-	if len(key) >= keyWidth {
-		dst = append(dst, ' ')
-	}
-	return dst
-}
-
-func appendField(dst []byte, key, value string) []byte {
-	dst = appendKey(dst, key)
-	dst = append(dst, value...)
-	return append(dst, '\n')
-}
-
-func u(v uint64) string { return strconv.FormatUint(v, 10) }
-
-func hex12(v uint64) string { return string(render.AppendHexPadded(nil, v, 12)) }
+// key formats the key column of dcpicat's header block: 21 columns, and
+// at least one blank after a longer key.
+const key = "%-20s "
 
 // epochUTC decodes YYMMDDHHMM or YYYYMMDDHHMMSS.
 func epochUTC(s string) string {
@@ -51,14 +33,14 @@ func epochUTC(s string) string {
 // footer check.
 func (p *profile) headerText() ([]byte, error) {
 	h := p.hdr
-	b := append([]byte(nil), h.Raw...)
-	b = append(b, "\n== decoded header ==\n"...)
+	b := bytes.NewBuffer(bytes.Clone(h.Raw))
+	b.WriteString("\n== decoded header ==\n")
 	for _, l := range h.Lines {
 		v := l.Value
 		switch l.Key {
 		case "version":
 			if h.Version != "" && v == h.Version {
-				v += " (major " + u(h.Major) + ", minor " + u(h.Minor) + ")"
+				v += fmt.Sprintf(" (major %d, minor %d)", h.Major, h.Minor)
 			}
 		case "epoch":
 			if v == h.Epoch {
@@ -66,60 +48,60 @@ func (p *profile) headerText() ([]byte, error) {
 			}
 		case "tstart":
 			if h.BodyDecodable() {
-				v = hex12(h.Tstart)
+				v = fmt.Sprintf("0x%012x", h.Tstart)
 			}
 		case "tsize":
-			if v == u(h.Tsize) {
-				v += " bytes (" + string(render.AppendHex(nil, h.Tsize)) + ")"
+			if v == strconv.FormatUint(h.Tsize, 10) {
+				v += fmt.Sprintf(" bytes (%#x)", h.Tsize)
 			}
 		}
-		key := l.Key
-		if key == "" {
-			key = "(no key)"
+		k := l.Key
+		if k == "" {
+			k = "(no key)"
 		}
-		b = appendField(b, key, v+kindNote(l.Kind))
+		fmt.Fprintf(b, key+"%s%s\n", k, v, kindNote(l.Kind))
 	}
 	align := "not a multiple of 4"
 	if h.Size()%4 == 0 {
 		align = "a multiple of 4"
 	}
-	b = appendField(b, "header_bytes", u(uint64(h.Size()))+" ("+align+")")
+	fmt.Fprintf(b, key+"%d (%s)\n", "header_bytes", h.Size(), align)
 	if len(h.Problems) == 0 {
-		b = appendField(b, "header_check", "ok")
+		fmt.Fprintf(b, key+"ok\n", "header_check")
 	}
 	for _, e := range h.Problems {
-		b = appendField(b, "header_problem", e.Error())
+		fmt.Fprintf(b, key+"%v\n", "header_problem", e)
 	}
-	b = append(b, "\n== body ==\n"...)
+	b.WriteString("\n== body ==\n")
 	if err := h.BodyErr(); err != nil {
-		b = appendField(b, "sample_data", "not decodable: "+err.Error())
-		return b, nil
+		fmt.Fprintf(b, key+"not decodable: %v\n", "sample_data", err)
+		return b.Bytes(), nil
 	}
 	s, err := p.summary()
 	if err != nil {
 		return nil, err
 	}
-	b = appendField(b, "body_bytes", u(uint64(p.size-h.Size())))
-	b = appendField(b, "chunks", u(uint64(s.Chunks)))
-	b = appendField(b, "counts", u(uint64(s.Counts)))
-	b = appendField(b, "addresses_sampled", u(uint64(s.Addresses)))
-	b = appendField(b, "samples", u(s.Samples))
-	b = appendField(b, "min_count", u(uint64(s.MinCount)))
-	b = appendField(b, "max_count", u(uint64(s.MaxCount)))
-	b = appendField(b, "address_rule", "tstart + offset + 4*i (offset in bytes)")
+	fmt.Fprintf(b, key+"%d\n", "body_bytes", p.size-h.Size())
+	fmt.Fprintf(b, key+"%d\n", "chunks", s.Chunks)
+	fmt.Fprintf(b, key+"%d\n", "counts", s.Counts)
+	fmt.Fprintf(b, key+"%d\n", "addresses_sampled", s.Addresses)
+	fmt.Fprintf(b, key+"%d\n", "samples", s.Samples)
+	fmt.Fprintf(b, key+"%d\n", "min_count", s.MinCount)
+	fmt.Fprintf(b, key+"%d\n", "max_count", s.MaxCount)
+	fmt.Fprintf(b, key+"tstart + offset + 4*i (offset in bytes)\n", "address_rule")
 	if s.BodyErr != nil {
-		b = appendField(b, "body_error", s.BodyErr.Error())
+		fmt.Fprintf(b, key+"%v\n", "body_error", s.BodyErr)
 	}
 	if s.FooterErr == nil {
-		b = appendField(b, "footer_total_offsets", u(uint64(s.Footer.TotalOffsets)))
-		b = appendField(b, "footer_total_samples", u(uint64(s.Footer.TotalSamples)))
+		fmt.Fprintf(b, key+"%d\n", "footer_total_offsets", s.Footer.TotalOffsets)
+		fmt.Fprintf(b, key+"%d\n", "footer_total_samples", s.Footer.TotalSamples)
 	}
+	check := "ok"
 	if err := s.FooterCheck(); err != nil {
-		b = appendField(b, "footer_check", err.Error())
-	} else {
-		b = appendField(b, "footer_check", "ok")
+		check = err.Error()
 	}
-	return b, nil
+	fmt.Fprintf(b, key+"%s\n", "footer_check", check)
+	return b.Bytes(), nil
 }
 
 func kindNote(k dcpi.Kind) string {
@@ -144,24 +126,24 @@ func (p *profile) profileName() string {
 // dcpicatHeader is the header block of samples.txt.
 func (p *profile) dcpicatHeader(total uint64) []byte {
 	h := p.hdr
-	var b []byte
-	b = appendField(b, "name", p.profileName())
+	var b bytes.Buffer
+	fmt.Fprintf(&b, key+"%s\n", "name", p.profileName())
 	if h.Image != "" {
-		b = appendField(b, "image", h.Image)
+		fmt.Fprintf(&b, key+"%s\n", "image", h.Image)
 	}
 	for _, v := range h.Values("path") {
-		b = appendField(b, "path", v)
+		fmt.Fprintf(&b, key+"%s\n", "path", v)
 	}
 	if h.Epoch != "" {
-		b = appendField(b, "epoch", h.Epoch)
+		fmt.Fprintf(&b, key+"%s\n", "epoch", h.Epoch)
 	}
 	if h.Platform != "" {
-		b = appendField(b, "platform", h.Platform)
+		fmt.Fprintf(&b, key+"%s\n", "platform", h.Platform)
 	}
-	b = appendField(b, "text_start", hex12(h.Tstart))
-	b = appendField(b, "text_size", hex12(h.Tsize))
-	b = appendField(b, "event", u(total)+" "+h.Event+":"+u(h.Period)+":10000")
-	return b
+	fmt.Fprintf(&b, key+"0x%012x\n", "text_start", h.Tstart)
+	fmt.Fprintf(&b, key+"0x%012x\n", "text_size", h.Tsize)
+	fmt.Fprintf(&b, key+"%d %s:%d:10000\n", "event", total, h.Event, h.Period)
+	return b.Bytes()
 }
 
 const csvHeader = "address,offset,count,pct,cum_pct\n"

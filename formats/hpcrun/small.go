@@ -1,6 +1,7 @@
 package hpcrun
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,9 +14,8 @@ import (
 
 func (m *mount) readme() ([]byte, error) {
 	var b strings.Builder
-	b.WriteString("hpcfs mount of " + m.src.Path + "\n\n")
-	b.WriteString("Format: HPCToolkit hpcrun measurement profiles\n(HPCRUN-profile____ 02.00, layouts A/B/C, 03.00 and 04.00), ")
-	b.WriteString(vfs.Count(len(m.profiles), "profile") + ".\nBig-endian binary decoded on demand; raw/ holds the original files.\n\n")
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nFormat: HPCToolkit hpcrun measurement profiles\n(HPCRUN-profile____ 02.00, layouts A/B/C, 03.00 and 04.00), ", m.src.Path)
+	fmt.Fprintf(&b, "%s.\nBig-endian binary decoded on demand; raw/ holds the original files.\n\n", vfs.Count(len(m.profiles), "profile"))
 	b.WriteString(`Tree
   README.txt       this file
   _errors.txt      decode problems found so far (empty when none)
@@ -80,14 +80,14 @@ Version 04.00 (sparse, HPCToolkit 2022.10+)
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {
 		if i == 20 {
-			b.WriteString("  ... " + itoa(len(m.profiles)-20) + " more: see profiles.csv\n")
+			fmt.Fprintf(&b, "  ... %d more: see profiles.csv\n", len(m.profiles)-20)
 			break
 		}
-		b.WriteString("  " + p.name + "/")
+		trace := ""
 		if p.tracePath != "" {
-			b.WriteString("  (with trace)")
+			trace = "  (with trace)"
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "  %s/%s\n", p.name, trace)
 	}
 	return []byte(b.String()), nil
 }
@@ -120,13 +120,10 @@ func (m *mount) profilesCSV() ([]byte, error) {
 	return b, nil
 }
 
-func kv(b []byte, name, value string) []byte {
-	b = append(b, name...)
-	b = append(b, ": "...)
-	value = strings.ReplaceAll(value, "\\", "\\\\")
-	value = strings.ReplaceAll(value, "\n", "\\n")
-	b = append(b, value...)
-	return append(b, '\n')
+// esc keeps a stored string on one header.txt line: backslashes and
+// newlines are written as \\ and \n.
+func esc(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\\", "\\\\"), "\n", "\\n")
 }
 
 func (p *profile) headerText() ([]byte, error) {
@@ -134,36 +131,27 @@ func (p *profile) headerText() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b []byte
-	b = kv(b, "file", p.file)
-	b = kv(b, "magic", hpcrun.ProfileMagic)
-	b = kv(b, "version", f.Version)
-	b = kv(b, "endian", string(f.Endian))
-	b = kv(b, "layout", f.Layout.String())
-	b = kv(b, "num_epochs", itoa(len(f.Epochs)))
+	var b strings.Builder
+	fmt.Fprintf(&b, "file: %s\nmagic: %s\nversion: %s\nendian: %s\nlayout: %s\nnum_epochs: %d\n",
+		esc(p.file), hpcrun.ProfileMagic, esc(f.Version), esc(string(f.Endian)), f.Layout, len(f.Epochs))
 	for _, nv := range f.NV {
-		b = kv(b, nv.Name, nv.Value)
+		fmt.Fprintf(&b, "%s: %s\n", nv.Name, esc(nv.Value))
 	}
 	if f.Sparse != nil {
-		return sparseHeader(b, f), f.Problems.Err()
+		sparseHeader(&b, f)
+		return []byte(b.String()), f.Problems.Err()
 	}
 	for _, e := range f.Epochs {
-		pre := "epoch " + itoa(e.Index) + " "
-		b = append(b, '\n')
-		b = kv(b, pre+"offset", strconv.FormatInt(e.Off, 10))
-		b = kv(b, pre+"flags", "0x"+strconv.FormatUint(e.Flags, 16))
-		b = kv(b, pre+"logical_unwinding", strconv.FormatBool(e.LogicalUnwind()))
-		b = kv(b, pre+"measurement-granularity", strconv.FormatUint(e.Granularity, 10))
-		b = kv(b, pre+"ra-to-callsite-offset", strconv.FormatUint(uint64(e.RAOffset), 10))
+		i := e.Index
+		fmt.Fprintf(&b, "\nepoch %d offset: %d\nepoch %d flags: %#x\nepoch %d logical_unwinding: %t\n", i, e.Off, i, e.Flags, i, e.LogicalUnwind())
+		fmt.Fprintf(&b, "epoch %d measurement-granularity: %d\nepoch %d ra-to-callsite-offset: %d\n", i, e.Granularity, i, e.RAOffset)
 		for _, nv := range e.NV {
-			b = kv(b, pre+nv.Name, nv.Value)
+			fmt.Fprintf(&b, "epoch %d %s: %s\n", i, nv.Name, esc(nv.Value))
 		}
-		b = kv(b, pre+"num_metrics", itoa(len(e.Metrics)))
-		b = kv(b, pre+"num_load_modules", itoa(len(e.LoadModules)))
-		b = kv(b, pre+"num_cct_nodes", strconv.FormatUint(e.Announced, 10))
-		b = kv(b, pre+"node_size", strconv.FormatInt(e.NodeSize, 10))
+		fmt.Fprintf(&b, "epoch %d num_metrics: %d\nepoch %d num_load_modules: %d\n", i, len(e.Metrics), i, len(e.LoadModules))
+		fmt.Fprintf(&b, "epoch %d num_cct_nodes: %d\nepoch %d node_size: %d\n", i, e.Announced, i, e.NodeSize)
 	}
-	return b, f.Problems.Err()
+	return []byte(b.String()), f.Problems.Err()
 }
 
 func boolDigit(v bool) string {
@@ -209,28 +197,26 @@ func (p *profile) loadmapCSV() ([]byte, error) {
 
 // sparseHeader ends header.txt for a 04.00 file: its sections, id tuple
 // and dictionary instead of epoch headers (04.00 has none).
-func sparseHeader(b []byte, f *hpcrun.File) []byte {
+func sparseHeader(b *strings.Builder, f *hpcrun.File) {
 	s, e := f.Sparse, f.Epochs[0]
-	b = append(b, '\n')
+	b.WriteString("\n")
 	for _, sec := range s.Sections {
-		b = kv(b, "section "+sec.Name, strconv.FormatInt(sec.Start, 10)+"-"+strconv.FormatInt(sec.End, 10))
+		fmt.Fprintf(b, "section %s: %d-%d\n", sec.Name, sec.Start, sec.End)
 	}
-	b = append(b, '\n')
-	var tuple []string
-	for _, el := range s.IDTuple {
-		tuple = append(tuple, s.KindName(el.Kind)+"("+itoa(int(el.Interp))+"): "+
-			strconv.FormatUint(el.Physical, 10)+" "+strconv.FormatUint(el.Logical, 10))
+	b.WriteString("\nid_tuple: ")
+	for i, el := range s.IDTuple {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s(%d): %d %d", esc(s.KindName(el.Kind)), el.Interp, el.Physical, el.Logical)
 	}
-	b = kv(b, "id_tuple", strings.Join(tuple, ", "))
-	var dict []string
-	for _, d := range s.Dictionary {
-		dict = append(dict, itoa(int(d.Kind))+"="+d.Name)
+	b.WriteString("\nid_tuple_dictionary: ")
+	for i, d := range s.Dictionary {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		fmt.Fprintf(b, "%d=%s", d.Kind, esc(d.Name))
 	}
-	b = kv(b, "id_tuple_dictionary", strings.Join(dict, " "))
-	b = kv(b, "num_metrics", itoa(len(e.Metrics)))
-	b = kv(b, "num_load_modules", itoa(len(e.LoadModules)))
-	b = kv(b, "num_cct_nodes", strconv.FormatUint(e.Announced, 10))
-	b = kv(b, "num_nonzero_values", strconv.FormatUint(s.NumValues, 10))
-	b = kv(b, "num_nonzero_cct_nodes", strconv.FormatUint(uint64(s.NumNonZero), 10))
-	return b
+	fmt.Fprintf(b, "\nnum_metrics: %d\nnum_load_modules: %d\nnum_cct_nodes: %d\n", len(e.Metrics), len(e.LoadModules), e.Announced)
+	fmt.Fprintf(b, "num_nonzero_values: %d\nnum_nonzero_cct_nodes: %d\n", s.NumValues, s.NumNonZero)
 }
