@@ -85,6 +85,15 @@ func Open(path string) (*vfs.Source, error) {
 }
 
 func open(path string, meta bool) (*vfs.Source, error) {
+	d, err := openDB(path, meta)
+	if err != nil {
+		return nil, err
+	}
+	return d.src, nil
+}
+
+// openDB opens the database at path and builds its tree.
+func openDB(path string, meta bool) (*db, error) {
 	d := &db{dir: path, xmlPath: filepath.Join(path, "experiment.xml")}
 	name, version := "hpcdb", "4.0"
 	if meta {
@@ -167,7 +176,7 @@ func open(path string, meta bool) (*vfs.Source, error) {
 		d.checkFooters()
 	}
 	d.build()
-	return src, nil
+	return d, nil
 }
 
 func (d *db) build() {

@@ -22,13 +22,28 @@ type model struct {
 	meta   *hpcdb.MetaDB // the meta.db generation's metadata; nil for 4.0
 	numCtx int
 
-	ctxNode []int32 // ctx id -> node index, -1 when the XML has no tag for it
-	rows    []int32 // ctx ids in tree order, then unlisted contexts with values
-	parent  []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
-	depth   []int32
-	frame   []int32 // ctx id -> enclosing procedure-frame ctx (itself for a PF), -1 when none
-	fileOf  []int64 // node index -> effective file id (inherited from the frame)
-	modOf   []int64
+	rows   []int32 // ctx ids in tree order, then unlisted contexts with values
+	parent []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
+	depth  []int32
+	frame  []int32 // ctx id -> enclosing procedure-frame ctx (itself for a PF), -1 when none
+	// children in tree order: the first child of a ctx and the next
+	// sibling of one, -1 when none
+	child, sibling []int32
+
+	// what the views show of a context, by ctx id; experiment.xml's or
+	// meta.db's nodes are dropped once these are made
+	tag     []ctxTag
+	proc    []int32 // procedure (PF, entry point): index into procNames
+	file    []int32 // file, inherited from the enclosing tags: index into fileNames, 0 for none
+	mod     []int32 // the same for the load module, in modNames
+	line    []int32 // source line; lines past int32 are in bigLine
+	bigLine map[int32]int64
+	addr    []uint64
+	numTags int // nodes of the tree (header.txt's cct_tags)
+
+	procNames []string // procedure names, each procedure id once
+	fileNames []string // file names; [0] is "" for a file id with no entry
+	modNames  []string
 
 	// frame paths (PF ctx ids only)
 	pathLen    []int32 // bytes of "root;...;leaf"
@@ -37,10 +52,6 @@ type model struct {
 	nameCSVLen []int32     // the frame's procedure name as one CSV field
 	links      []frameLink // PF ctx -> enclosing frame and name, one cache line per path step
 	nameBytes  []byte      // procedure names of the frames, each once
-
-	procs   map[int64]string
-	files   map[int64]string
-	modules map[int64]string
 
 	visible   []metricCol // summary columns: MetricTable entries with show != 4
 	thread    []metricCol // raw per-thread columns: MetricDBTable
@@ -51,7 +62,6 @@ type model struct {
 	sumOnce sync.Once
 	sumVals []float64 // numCtx × len(visible), summary values
 	hasSum  []bool
-	own     ownState
 
 	profNames []string // file names of profiles (index = profile index)
 	tuples    [][]hpcdb.IDElem
@@ -60,6 +70,21 @@ type model struct {
 
 	minTime uint64
 }
+
+// ctxTag is the kind of a context's tag and its meta.db fields.
+type ctxTag struct {
+	kind  hpcdb.NodeKind // ctxUnlisted for a context without a tag
+	lex   uint8
+	rel   uint8
+	flags uint8 // tagFile, tagModule
+}
+
+const (
+	ctxUnlisted hpcdb.NodeKind = 0xff
+	// the tag itself names a file or load module (not inherited)
+	tagFile   = 1
+	tagModule = 2
+)
 
 type metricCol struct {
 	id      int
@@ -87,7 +112,7 @@ func (l *lazyModel) get() *model {
 }
 
 func (d *db) buildModel() *model {
-	m := &model{procs: map[int64]string{}, files: map[int64]string{}, modules: map[int64]string{}, kindNames: map[uint16]string{}}
+	m := &model{kindNames: map[uint16]string{}}
 	var x *hpcdb.Experiment
 	var err error
 	if d.metaPath != "" {
@@ -105,15 +130,6 @@ func (d *db) buildModel() *model {
 		x.Nodes = []hpcdb.Node{{Kind: hpcdb.NodeRoot, Parent: -1, Proc: -1, File: -1, Module: -1}}
 	}
 	m.x = x
-	for _, p := range x.Procedures {
-		m.procs[p.ID] = p.Name
-	}
-	for _, f := range x.Files {
-		m.files[f.ID] = f.Name
-	}
-	for _, f := range x.Modules {
-		m.modules[f.ID] = f.Name
-	}
 	for _, k := range x.IDNames {
 		m.kindNames[k.Kind] = strings.ToLower(k.Name)
 	}
@@ -133,6 +149,11 @@ func (d *db) buildModel() *model {
 	}
 	m.numCtx = n
 	m.buildTree()
+	m.numTags = len(x.Nodes)
+	x.Nodes = nil // the views use the model's tables from here on
+	if m.meta != nil {
+		m.meta.Contexts = nil
+	}
 	if m.meta != nil {
 		m.buildMetaMetrics()
 	} else {
@@ -140,6 +161,7 @@ func (d *db) buildModel() *model {
 	}
 	m.buildProfiles(d)
 	m.addUnlisted(d)
+	m.linkChildren()
 	if len(x.TraceDBs) > 0 {
 		m.minTime = x.TraceDBs[0].MinTime
 	} else if d.trace != nil {
@@ -154,67 +176,120 @@ func (d *db) buildModel() *model {
 	return m
 }
 
+// tables gives the procedures, files and load modules of the experiment
+// dense indexes: lookups map an id to its index (a later entry of the
+// same id wins, as in a map).
+type tables struct {
+	procs, files, mods map[int64]int32
+}
+
+func (m *model) makeTables() tables {
+	x := m.x
+	t := tables{procs: map[int64]int32{}, files: map[int64]int32{}, mods: map[int64]int32{}}
+	add := func(idx map[int64]int32, names *[]string, id int64, name string) {
+		if k, ok := idx[id]; ok {
+			(*names)[k] = name
+			return
+		}
+		idx[id] = int32(len(*names))
+		*names = append(*names, name)
+	}
+	for _, p := range x.Procedures {
+		add(t.procs, &m.procNames, p.ID, p.Name)
+	}
+	m.fileNames, m.modNames = []string{""}, []string{""}
+	for _, f := range x.Files {
+		add(t.files, &m.fileNames, f.ID, f.Name)
+	}
+	for _, f := range x.Modules {
+		add(t.mods, &m.modNames, f.ID, f.Name)
+	}
+	return t
+}
+
+// procIndex is the index of procedure id in procNames; an id with no
+// entry gets one named by its number.
+func (m *model) procIndex(t tables, id int64) int32 {
+	if k, ok := t.procs[id]; ok {
+		return k
+	}
+	t.procs[id] = int32(len(m.procNames))
+	m.procNames = append(m.procNames, "<procedure "+strconv.FormatInt(id, 10)+">")
+	return t.procs[id]
+}
+
 func (m *model) buildTree() {
 	x := m.x
+	t := m.makeTables()
 	n := m.numCtx
-	m.ctxNode = make([]int32, n)
 	m.parent = make([]int32, n)
 	m.depth = make([]int32, n)
 	m.frame = make([]int32, n)
+	m.tag = make([]ctxTag, n)
+	m.proc = make([]int32, n)
+	m.file = make([]int32, n)
+	m.mod = make([]int32, n)
+	m.line = make([]int32, n)
+	m.addr = make([]uint64, n)
 	m.pathLen = make([]int32, n)
 	m.pathCSVLen = make([]int32, n)
 	m.frameDepth = make([]int32, n)
 	m.nameCSVLen = make([]int32, n)
 	m.links = make([]frameLink, n)
-	nameIdx := map[int64]frameLink{}
-	for i := range m.ctxNode {
-		m.ctxNode[i], m.parent[i], m.frame[i] = -1, -1, -1
+	nameIdx := map[int32]frameLink{}
+	for i := range m.parent {
+		m.parent[i], m.frame[i], m.proc[i] = -1, -1, -1
+		m.tag[i].kind = ctxUnlisted
 	}
-	m.fileOf = make([]int64, len(x.Nodes))
-	m.modOf = make([]int64, len(x.Nodes))
+	fileOf := make([]int32, len(x.Nodes)) // node -> effective file (index into fileNames)
+	modOf := make([]int32, len(x.Nodes))
 	nodeCtx := make([]int32, len(x.Nodes)) // node -> ctx id of the context it belongs to
 	pathQ := make([]int32, n)              // '"' count of the path
 	pathNeed := make([]bool, n)
 	for i := range x.Nodes {
 		nd := &x.Nodes[i]
-		file, mod := nd.File, nd.Module
+		file, mod := t.files[nd.File], t.mods[nd.Module] // 0 when absent or without an entry
 		if nd.Parent >= 0 {
-			if file < 0 {
-				file = m.fileOf[nd.Parent]
+			if nd.File < 0 {
+				file = fileOf[nd.Parent]
 			}
-			if mod < 0 && nd.Kind != hpcdb.NodePF {
-				mod = m.modOf[nd.Parent]
+			if nd.Module < 0 && nd.Kind != hpcdb.NodePF {
+				mod = modOf[nd.Parent]
 			}
 		}
-		m.fileOf[i], m.modOf[i] = file, mod
+		fileOf[i], modOf[i] = file, mod
+		var c int32
 		if i == 0 {
 			nodeCtx[0] = 0
-			m.ctxNode[0] = 0
 			m.rows = append(m.rows, 0)
+		} else {
+			pctx := nodeCtx[nd.Parent]
+			if nd.ID < 0 || nd.ID >= int64(n) || m.tag[nd.ID].kind != ctxUnlisted {
+				nodeCtx[i] = pctx // a companion tag: part of its parent's context
+				continue
+			}
+			c = int32(nd.ID)
+			nodeCtx[i] = c
+			m.parent[c] = pctx
+			m.depth[c] = m.depth[pctx] + 1
+			m.rows = append(m.rows, c)
+		}
+		m.setTag(t, c, nd, file, mod)
+		if i == 0 {
 			continue
 		}
-		pctx := nodeCtx[nd.Parent]
-		if nd.ID < 0 || nd.ID >= int64(n) || m.ctxNode[nd.ID] >= 0 {
-			nodeCtx[i] = pctx // a companion tag: part of its parent's context
-			continue
-		}
-		c := int32(nd.ID)
-		nodeCtx[i] = c
-		m.ctxNode[c] = int32(i)
-		m.parent[c] = pctx
-		m.depth[c] = m.depth[pctx] + 1
-		m.rows = append(m.rows, c)
+		pctx := m.parent[c]
 		if nd.Kind != hpcdb.NodePF {
 			m.frame[c] = m.frame[pctx]
 			continue
 		}
 		m.frame[c] = c
-		name := m.procName(nd.Proc)
+		name := m.procNames[m.proc[c]]
 		pf := m.frame[pctx]
-		link, ok := nameIdx[nd.Proc]
+		link, ok := nameIdx[m.proc[c]]
 		if !ok {
 			link = frameLink{off: uint32(len(m.nameBytes)), len: uint32(len(name))}
-			nameIdx[nd.Proc] = link
+			nameIdx[m.proc[c]] = link
 			m.nameBytes = append(m.nameBytes, name...)
 		}
 		link.up = pf
@@ -239,68 +314,113 @@ func (m *model) buildTree() {
 	}
 }
 
-func (m *model) procName(id int64) string {
-	if s, ok := m.procs[id]; ok {
-		return s
+// setTag records what the views show of context c, whose tag is nd.
+func (m *model) setTag(t tables, c int32, nd *hpcdb.Node, file, mod int32) {
+	tg := ctxTag{kind: nd.Kind, lex: nd.Lex, rel: nd.Rel}
+	if nd.File >= 0 {
+		tg.flags |= tagFile
 	}
-	return "<procedure " + strconv.FormatInt(id, 10) + ">"
+	if nd.Module >= 0 {
+		tg.flags |= tagModule
+	}
+	m.tag[c] = tg
+	if nd.Kind == hpcdb.NodePF || nd.Kind == hpcdb.NodeEntry {
+		m.proc[c] = m.procIndex(t, nd.Proc)
+	}
+	m.file[c], m.mod[c], m.addr[c] = file, mod, nd.Addr
+	m.line[c] = int32(nd.Line)
+	if int64(m.line[c]) != nd.Line {
+		if m.bigLine == nil {
+			m.bigLine = map[int32]int64{}
+		}
+		m.bigLine[c] = nd.Line
+	}
 }
+
+// linkChildren makes the child and sibling lists: each context's children
+// in the order of rows.
+func (m *model) linkChildren() {
+	m.child = make([]int32, m.numCtx)
+	m.sibling = make([]int32, m.numCtx)
+	for i := range m.child {
+		m.child[i], m.sibling[i] = -1, -1
+	}
+	for i := len(m.rows) - 1; i >= 0; i-- {
+		c := m.rows[i]
+		if p := m.parent[c]; p >= 0 && m.listed(int(c)) {
+			m.sibling[c], m.child[p] = m.child[p], c
+		}
+	}
+}
+
+// listed tells whether context c has a tag in the tree.
+func (m *model) listed(c int) bool {
+	return c >= 0 && c < m.numCtx && m.tag[c].kind != ctxUnlisted
+}
+
+// kind is the tag kind of a listed context.
+func (m *model) kind(c int) hpcdb.NodeKind { return m.tag[c].kind }
+
+func (m *model) ctxLine(c int) int64 {
+	if v, ok := m.bigLine[int32(c)]; ok {
+		return v
+	}
+	return int64(m.line[c])
+}
+
+func (m *model) procName(k int32) string { return m.procNames[k] }
 
 // ctxKind and ctxName describe a context.
 func (m *model) ctxKind(c int) string {
-	if c >= 0 && c < m.numCtx && m.ctxNode[c] >= 0 {
-		if nd := &m.x.Nodes[m.ctxNode[c]]; m.meta != nil && nd.Kind != hpcdb.NodeRoot {
-			return hpcdb.LexicalName(nd.Lex)
-		}
-		return m.x.Nodes[m.ctxNode[c]].Kind.String()
+	if !m.listed(c) {
+		return "unlisted"
 	}
-	return "unlisted"
+	if tg := m.tag[c]; m.meta != nil && tg.kind != hpcdb.NodeRoot {
+		return hpcdb.LexicalName(tg.lex)
+	}
+	return m.tag[c].kind.String()
 }
 
 func (m *model) ctxName(c int) string {
-	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 {
+	if !m.listed(c) {
 		return "unlisted context " + strconv.Itoa(c)
 	}
-	ni := m.ctxNode[c]
-	nd := &m.x.Nodes[ni]
+	tg := m.tag[c]
 	where := func() string {
-		f := m.files[m.fileOf[ni]]
-		return path.Base(f) + ":" + strconv.FormatInt(nd.Line, 10)
+		return path.Base(m.fileNames[m.file[c]]) + ":" + strconv.FormatInt(m.ctxLine(c), 10)
 	}
-	switch nd.Kind {
+	switch tg.kind {
 	case hpcdb.NodeRoot:
 		return "<root>"
 	case hpcdb.NodePF:
-		return m.procName(nd.Proc)
+		return m.procName(m.proc[c])
 	case hpcdb.NodeL:
 		return "loop at " + where()
 	case hpcdb.NodeC:
 		return "call at " + where()
 	case hpcdb.NodeEntry:
-		return m.procName(nd.Proc)
+		return m.procName(m.proc[c])
 	case hpcdb.NodeInstr:
-		mod, ok := m.modules[m.modOf[ni]]
-		if nd.Lex != hpcdb.LexInstruction || !ok {
-			return "<" + hpcdb.LexicalName(nd.Lex) + ">" // a lexical type of a later version, or no module
+		if tg.lex != hpcdb.LexInstruction || m.mod[c] == 0 {
+			return "<" + hpcdb.LexicalName(tg.lex) + ">" // a lexical type of a later version, or no module
 		}
-		return path.Base(mod) + "@0x" + strconv.FormatUint(nd.Addr, 16)
+		return path.Base(m.modNames[m.mod[c]]) + "@0x" + strconv.FormatUint(m.addr[c], 16)
 	}
 	return where()
 }
 
 func (m *model) ctxFile(c int) (string, int64) {
-	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 || c == 0 {
+	if !m.listed(c) || c == 0 {
 		return "", 0
 	}
-	ni := m.ctxNode[c]
-	return m.files[m.fileOf[ni]], m.x.Nodes[ni].Line
+	return m.fileNames[m.file[c]], m.ctxLine(c)
 }
 
 func (m *model) ctxModule(c int) string {
-	if c < 0 || c >= m.numCtx || m.ctxNode[c] < 0 {
+	if !m.listed(c) {
 		return ""
 	}
-	return m.modules[m.modOf[m.ctxNode[c]]]
+	return m.modNames[m.mod[c]]
 }
 
 // appendPath appends the procedure-frame path of ctx c: root;...;leaf.
@@ -496,7 +616,7 @@ func (m *model) addUnlisted(d *db) {
 		return
 	}
 	forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
-		if int(c) < m.numCtx && m.ctxNode[c] < 0 {
+		if int(c) < m.numCtx && !m.listed(int(c)) {
 			m.rows = append(m.rows, int32(c))
 		}
 		return true

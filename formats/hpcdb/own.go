@@ -3,7 +3,6 @@ package hpcdb
 import (
 	"math"
 	"strings"
-	"sync"
 )
 
 // ownCols are the visible inclusive sums that get an <metric>_own
@@ -19,48 +18,25 @@ func (m *model) ownCols() (cols []int, names []string) {
 	return cols, names
 }
 
-// ownState holds the <metric>_own values: a context's inclusive value
-// less its children's in the tree. Exclusive values of a procedure repeat
-// those of its lines and loops, so summing an _exc column counts them
-// twice; the _own values of the tree's rows add up to the root's
-// inclusive value.
-type ownState struct {
-	once sync.Once
-	vals []float64 // numCtx × len(ownCols)
-}
-
-// ownValues returns the _own values, numCtx × len(ownCols()).
-func (m *model) ownValues(d *db) []float64 {
-	m.own.once.Do(func() {
-		vals, _ := m.summaryValues(d)
-		cols, _ := m.ownCols()
-		nv, no := len(m.visible), len(cols)
-		if no == 0 {
-			return
-		}
-		own := make([]float64, m.numCtx*no)
-		for _, r := range m.rows {
-			ctx := int(r)
-			if m.ctxNode[ctx] < 0 {
-				continue
-			}
-			for k, j := range cols {
-				own[ctx*no+k] += vals[ctx*nv+j]
-				if p := m.parent[ctx]; p >= 0 {
-					own[int(p)*no+k] -= vals[ctx*nv+j]
-				}
-			}
-		}
-		// What is left of a context whose children hold all of its
-		// value is rounding noise of the sums, not a value.
-		for ctx := 0; ctx < m.numCtx; ctx++ {
-			for k, j := range cols {
-				if math.Abs(own[ctx*no+k]) <= 1e-9*math.Abs(vals[ctx*nv+j]) {
-					own[ctx*no+k] = 0
-				}
-			}
-		}
-		m.own.vals = own
-	})
-	return m.own.vals
+// ownValue is the <metric>_own value of visible column j at listed
+// context c: its inclusive value less its children's in the tree,
+// subtracted in tree order. Exclusive values of a procedure repeat those
+// of its lines and loops, so summing an _exc column counts them twice;
+// the _own values of the tree's rows add up to the root's inclusive
+// value. It is computed when rendered, not held: the child lists cost 8
+// bytes a context, a table of the values 8 bytes a context and column.
+func (m *model) ownValue(vals []float64, c, j int) float64 {
+	nv := len(m.visible)
+	v := vals[c*nv+j]
+	own := 0.0
+	own += v // as a sum starting from 0: -0 becomes 0
+	for k := m.child[c]; k >= 0; k = m.sibling[k] {
+		own -= vals[int(k)*nv+j]
+	}
+	// What is left of a context whose children hold all of its value is
+	// rounding noise of the sums, not a value.
+	if math.Abs(own) <= 1e-9*math.Abs(v) {
+		return 0
+	}
+	return own
 }

@@ -54,7 +54,7 @@ type traceGen struct {
 // database defines nowhere: its function and path are left empty.
 func (g *traceGen) checkCtx(ctx uint32, k uint64) {
 	m := g.m
-	if int(ctx) < m.numCtx && m.ctxNode[ctx] >= 0 {
+	if m.listed(int(ctx)) {
 		return
 	}
 	g.unknown.Do(func() {

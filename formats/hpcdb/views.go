@@ -132,7 +132,7 @@ func (d *db) headerText() ([]byte, error) {
 	kv("load_modules", len(x.Modules))
 	kv("files", len(x.Files))
 	kv("procedures", len(x.Procedures))
-	kv("cct_tags", len(x.Nodes))
+	kv("cct_tags", m.numTags)
 	kv("max_context_id", uint64(x.MaxCtx))
 binary:
 	if p := d.profile; p != nil {
@@ -316,9 +316,9 @@ func (d *db) cctRows(txt bool) *render.Rows {
 		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			vals, _ := m.summaryValues(d)
 			nv := len(m.visible)
-			var own []float64
+			var own []int
 			if !txt {
-				own = m.ownValues(d)
+				own, _ = m.ownCols()
 			}
 			for i := from; i < from+count; i++ {
 				ctx := int(m.rows[i])
@@ -332,15 +332,15 @@ func (d *db) cctRows(txt bool) *render.Rows {
 					dst = strconv.AppendInt(dst, int64(p), 10)
 				}
 				dst = append(dst, ',')
-				if m.ctxNode[ctx] >= 0 {
+				if m.listed(ctx) {
 					dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
 				}
 				dst = append(dst, ',')
 				dst = append(dst, m.ctxKind(ctx)...)
 				dst = append(dst, ',')
 				if m.meta != nil {
-					if ni := m.ctxNode[ctx]; ni > 0 {
-						dst = append(dst, hpcdb.RelationName(m.x.Nodes[ni].Rel)...)
+					if ctx > 0 && m.listed(ctx) {
+						dst = append(dst, hpcdb.RelationName(m.tag[ctx].rel)...)
 					}
 					dst = append(dst, ',')
 				}
@@ -351,19 +351,19 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				file, line := m.ctxFile(ctx)
 				dst = render.AppendCSVField(dst, file)
 				dst = append(dst, ',')
-				if ni := m.ctxNode[ctx]; ni > 0 && m.meta != nil {
+				if tagged := ctx > 0 && m.listed(ctx); tagged && m.meta != nil {
 					// the meta.db generation: line and address only where known
-					if nd := &m.x.Nodes[ni]; nd.File >= 0 {
+					if m.tag[ctx].flags&tagFile != 0 {
 						dst = strconv.AppendInt(dst, line, 10)
 					}
 					dst = append(dst, ',')
-					if nd := &m.x.Nodes[ni]; nd.Module >= 0 {
-						dst = render.AppendHex(dst, nd.Addr)
+					if m.tag[ctx].flags&tagModule != 0 {
+						dst = render.AppendHex(dst, m.addr[ctx])
 					}
-				} else if ni > 0 {
+				} else if tagged {
 					dst = strconv.AppendInt(dst, line, 10)
 					dst = append(dst, ',')
-					dst = render.AppendHex(dst, m.x.Nodes[ni].Addr)
+					dst = render.AppendHex(dst, m.addr[ctx])
 				} else {
 					dst = append(dst, ',')
 				}
@@ -371,12 +371,10 @@ func (d *db) cctRows(txt bool) *render.Rows {
 					dst = append(dst, ',')
 					dst = render.AppendFloat(dst, vals[ctx*nv+j])
 				}
-				if no := len(own) / max(m.numCtx, 1); no > 0 {
-					for _, v := range own[ctx*no : ctx*no+no] {
-						dst = append(dst, ',')
-						if m.ctxNode[ctx] >= 0 {
-							dst = render.AppendFloat(dst, v)
-						}
+				for _, j := range own {
+					dst = append(dst, ',')
+					if m.listed(ctx) {
+						dst = render.AppendFloat(dst, m.ownValue(vals, ctx, j))
 					}
 				}
 				dst = append(dst, '\n')
@@ -472,12 +470,12 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64) []byte {
 		dst = append(dst, "  "...)
 	}
 	dst = append(dst, m.ctxName(ctx)...)
-	if mod := m.ctxModule(ctx); mod != "" && m.ctxNode[ctx] >= 0 && m.x.Nodes[m.ctxNode[ctx]].Kind == hpcdb.NodePF {
+	if mod := m.ctxModule(ctx); mod != "" && m.listed(ctx) && m.kind(ctx) == hpcdb.NodePF {
 		dst = append(dst, " ["...)
 		dst = append(dst, mod...)
 		dst = append(dst, ']')
 	}
-	if file, line := m.ctxFile(ctx); file != "" && m.x.Nodes[m.ctxNode[ctx]].Kind == hpcdb.NodePF {
+	if file, line := m.ctxFile(ctx); file != "" && m.kind(ctx) == hpcdb.NodePF {
 		dst = append(dst, ' ')
 		dst = append(dst, file...)
 		dst = append(dst, ':')
@@ -491,19 +489,18 @@ func (d *db) proceduresCSV() ([]byte, error) {
 	vals, _ := m.summaryValues(d)
 	nv := len(m.visible)
 	type agg struct {
-		proc  int64
+		proc  int32
 		first int // first ctx, for module/file/line
 		sums  []float64
 	}
-	byProc := map[int64]*agg{}
+	byProc := map[int32]*agg{}
 	var order []*agg
 	for _, c32 := range m.rows {
 		c := int(c32)
-		ni := m.ctxNode[c]
-		if ni < 0 || m.x.Nodes[ni].Kind != hpcdb.NodePF {
+		if !m.listed(c) || m.kind(c) != hpcdb.NodePF {
 			continue
 		}
-		proc := m.x.Nodes[ni].Proc
+		proc := m.proc[c]
 		a := byProc[proc]
 		if a == nil {
 			a = &agg{proc: proc, first: c, sums: make([]float64, nv)}
@@ -512,7 +509,7 @@ func (d *db) proceduresCSV() ([]byte, error) {
 		}
 		outer := true // no enclosing frame of the same procedure
 		for f := m.frame[m.parent[c]]; f >= 0; f = m.frame[m.parent[f]] {
-			if m.x.Nodes[m.ctxNode[f]].Proc == proc {
+			if m.proc[f] == proc {
 				outer = false
 				break
 			}
