@@ -3,7 +3,6 @@ package callgrind
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
@@ -12,21 +11,21 @@ import (
 
 var errEOF = io.EOF
 
-func appendList(b []byte, key string, v []int64) []byte {
-	b = append(b, key...)
-	b = append(b, ':')
+// writeList writes "key: x y z".
+func writeList(b *strings.Builder, key string, v []int64) {
+	b.WriteString(key + ":")
 	for _, x := range v {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, x, 10)
+		fmt.Fprintf(b, " %d", x)
 	}
-	return append(b, '\n')
+	b.WriteString("\n")
 }
 
-func appendKV(b []byte, key, v string) []byte {
-	if v == "" {
-		return b
+// writeField writes "key: v", nothing when v is empty (a header line the
+// file does not have).
+func writeField(b *strings.Builder, key, v string) {
+	if v != "" {
+		fmt.Fprintf(b, "%s: %s\n", key, v)
 	}
-	return append(append(append(append(b, key...), ": "...), v...), '\n')
 }
 
 // headerText is header.txt: the header as found, then what the body
@@ -34,69 +33,60 @@ func appendKV(b []byte, key, v string) []byte {
 func (p *profile) headerText() []byte {
 	t := p.table()
 	h := t.Header
-	var b []byte
-	b = appendKV(b, "version", h.Version)
-	b = appendKV(b, "creator", h.Creator)
-	b = appendKV(b, "cmd", h.Cmd)
-	b = appendKV(b, "pid", h.Pid)
-	b = appendKV(b, "thread", h.Thread)
-	b = appendKV(b, "part", h.Part)
+	var b strings.Builder
+	writeField(&b, "version", h.Version)
+	writeField(&b, "creator", h.Creator)
+	writeField(&b, "cmd", h.Cmd)
+	writeField(&b, "pid", h.Pid)
+	writeField(&b, "thread", h.Thread)
+	writeField(&b, "part", h.Part)
 	for _, d := range h.Desc {
-		b = appendKV(b, "desc", d)
+		writeField(&b, "desc", d)
 	}
-	b = appendKV(b, "positions", strings.Join(h.Positions, " "))
-	b = appendKV(b, "events", strings.Join(h.Events, " "))
+	writeField(&b, "positions", strings.Join(h.Positions, " "))
+	writeField(&b, "events", strings.Join(h.Events, " "))
 	for i, e := range h.Events {
 		long := h.LongNames[i]
 		if long == "" {
 			long = knownLongName(e)
 		}
-		b = appendKV(b, "event", e+" : "+long)
+		fmt.Fprintf(&b, "event: %s : %s\n", e, long)
 	}
 	for _, d := range h.Derived {
-		b = appendKV(b, "event", d)
+		writeField(&b, "event", d)
 	}
 	for _, o := range h.Other {
-		b = append(append(b, o...), '\n')
+		b.WriteString(o + "\n")
 	}
 	if h.Summary != nil {
-		b = appendList(b, "summary", h.Summary)
+		writeList(&b, "summary", h.Summary)
 	}
 	if h.Totals != nil {
-		b = appendList(b, "totals", h.Totals)
+		writeList(&b, "totals", h.Totals)
 	}
-	b = append(b, "\n# read by hpcfs\n"...)
-	b = appendKV(b, "format_marker", strconv.FormatBool(h.FormatLine))
-	b = appendKV(b, "gzip", strconv.FormatBool(p.f.Gzip))
-	b = appendKV(b, "file_size", strconv.FormatInt(p.f.Size(), 10))
-	b = appendKV(b, "parts", strconv.Itoa(t.Parts))
-	b = appendKV(b, "functions", strconv.Itoa(len(t.Funcs)))
-	b = appendKV(b, "call_edges", strconv.Itoa(len(t.Edges)))
-	b = appendKV(b, "cost_lines", strconv.FormatInt(t.CostLines, 10))
-	b = appendKV(b, "call_lines", strconv.FormatInt(t.CallLines, 10))
-	b = appendKV(b, "jump_lines", strconv.FormatInt(t.JumpLines, 10))
-	b = appendList(b, "sum_of_self_costs", t.Sum())
-	b = appendList(b, "sum_of_cost_lines", t.LineTotals)
-	b = appendKV(b, "table_bytes", fmt.Sprintf("%d (%d per function, %d per call edge, plus names)",
-		t.Bytes(), cg.FuncStateBytes(len(t.Events)), cg.EdgeStateBytes(len(t.Events))))
+	fmt.Fprintf(&b, "\n# read by hpcfs\nformat_marker: %t\ngzip: %t\nfile_size: %d\nparts: %d\nfunctions: %d\ncall_edges: %d\n",
+		h.FormatLine, p.f.Gzip, p.f.Size(), t.Parts, len(t.Funcs), len(t.Edges))
+	fmt.Fprintf(&b, "cost_lines: %d\ncall_lines: %d\njump_lines: %d\n", t.CostLines, t.CallLines, t.JumpLines)
+	writeList(&b, "sum_of_self_costs", t.Sum())
+	writeList(&b, "sum_of_cost_lines", t.LineTotals)
+	fmt.Fprintf(&b, "table_bytes: %d (%d per function, %d per call edge, plus names)\n",
+		t.Bytes(), cg.FuncStateBytes(len(t.Events)), cg.EdgeStateBytes(len(t.Events)))
 	if h.Totals != nil {
-		b = appendKV(b, "totals_check", check(t.LineTotals, h.Totals))
+		writeField(&b, "totals_check", check(t.LineTotals, h.Totals))
 	}
 	if t.Err != nil {
-		b = appendKV(b, "stopped", t.Err.Error())
+		writeField(&b, "stopped", t.Err.Error())
 	}
-	return b
+	return []byte(b.String())
 }
 
 func (m *model) sumHeader() []byte {
 	t := m.table()
-	var b []byte
-	b = appendKV(b, "events", strings.Join(t.Events, " "))
-	b = appendKV(b, "parts", strconv.Itoa(t.Parts))
-	b = appendKV(b, "functions", strconv.Itoa(len(t.Funcs)))
-	b = appendKV(b, "call_edges", strconv.Itoa(len(t.Edges)))
-	b = appendList(b, "sum_of_self_costs", t.Sum())
-	return b
+	var b strings.Builder
+	writeField(&b, "events", strings.Join(t.Events, " "))
+	fmt.Fprintf(&b, "parts: %d\nfunctions: %d\ncall_edges: %d\n", t.Parts, len(t.Funcs), len(t.Edges))
+	writeList(&b, "sum_of_self_costs", t.Sum())
+	return []byte(b.String())
 }
 
 func check(sum, totals []int64) string {

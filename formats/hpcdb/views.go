@@ -1,6 +1,7 @@
 package hpcdb
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -88,23 +89,7 @@ Contexts present in profile.db but not in experiment.xml are listed with kind "u
 
 func (d *db) headerText() ([]byte, error) {
 	var b []byte
-	kv := func(k string, v any) {
-		b = append(b, k...)
-		b = append(b, ": "...)
-		switch v := v.(type) {
-		case string:
-			b = append(b, v...)
-		case int:
-			b = strconv.AppendInt(b, int64(v), 10)
-		case uint64:
-			b = strconv.AppendUint(b, v, 10)
-		case uint32:
-			b = strconv.AppendUint(b, uint64(v), 10)
-		case uint16:
-			b = strconv.AppendUint(b, uint64(v), 10)
-		}
-		b = append(b, '\n')
-	}
+	kv := func(k string, v any) { b = fmt.Appendf(b, "%s: %v\n", k, v) }
 	m := d.model.get()
 	x := m.x
 	magic := func(old, format string) string {

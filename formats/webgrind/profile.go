@@ -278,33 +278,20 @@ func (p *profile) units() string {
 }
 
 func (p *profile) headerText() []byte {
-	var b []byte
-	b = append(b, "format_version: "...)
-	b = strconv.AppendUint(b, uint64(p.f.Version), 10)
-	b = append(b, "\nfunction_count: "...)
-	b = strconv.AppendUint(b, uint64(p.f.StoredCount), 10)
-	b = append(b, "\nheader_address: "...)
-	b = strconv.AppendInt(b, p.f.HeaderAddr, 10)
-	b = append(b, "\nfile_size: "...)
-	b = strconv.AppendInt(b, p.f.Size(), 10)
-	b = append(b, "\n\n# header lines as stored\n"...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "format_version: %d\nfunction_count: %d\nheader_address: %d\nfile_size: %d\n",
+		p.f.Version, p.f.StoredCount, p.f.HeaderAddr, p.f.Size())
+	b.WriteString("\n# header lines as stored\n")
 	for _, l := range p.f.HeaderLines {
-		b = append(b, l...)
-		b = append(b, '\n')
+		b.WriteString(l + "\n")
 	}
-	b = append(b, "\n# as webgrind reads them (summary lines summed, runs counted)\nruns: "...)
-	b = strconv.AppendInt(b, int64(p.hdr.Runs), 10)
-	b = append(b, "\nsummary: "...)
-	b = render.AppendFloat(b, p.hdr.Summary)
+	fmt.Fprintf(&b, "\n# as webgrind reads them (summary lines summed, runs counted)\nruns: %d\nsummary: %s\n",
+		p.hdr.Runs, render.FormatFloat(p.hdr.Summary))
 	for _, k := range p.hdr.Keys {
-		b = append(b, '\n')
-		b = append(b, k...)
-		b = append(b, ": "...)
-		b = append(b, p.hdr.Get(k)...)
+		fmt.Fprintf(&b, "%s: %s\n", k, p.hdr.Get(k))
 	}
-	b = append(b, "\nunits: "...)
-	b = append(b, p.units()...)
-	return append(b, '\n')
+	fmt.Fprintf(&b, "units: %s\n", p.units())
+	return []byte(b.String())
 }
 
 func (p *profile) readme(path string) string {
