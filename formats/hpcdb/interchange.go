@@ -50,8 +50,7 @@ func (d *db) tree() (*interchange.Tree, error) {
 		ms[i] = pm.m
 	}
 	t := interchange.NewTree(ms)
-	vals, has := m.summaryValues(d)
-	nv := len(m.visible)
+	r := m.sumReader(d)
 	node := make([]int32, m.numCtx) // PF ctx -> tree node, 0 until made
 	var frameNode func(f int32) int32
 	frameNode = func(f int32) int32 {
@@ -66,15 +65,16 @@ func (d *db) tree() (*interchange.Tree, error) {
 		node[f] = t.Child(parent, interchange.Frame{Name: string(m.frameName(f)), File: file, Line: line, Module: m.ctxModule(int(f))})
 		return node[f]
 	}
-	inc := func(c int32, k int) int64 {
-		if !has[c] {
-			return 0
+	inc := func(c int32, k int) (int64, error) {
+		vals, has, err := r.values(int(c))
+		if !has {
+			return 0, err
 		}
-		v := math.Round(vals[int(c)*nv+pms[k].col] * pms[k].scale)
+		v := math.Round(vals[pms[k].col] * pms[k].scale)
 		if math.IsNaN(v) || math.Abs(v) > 1<<62 {
-			return 0
+			return 0, nil
 		}
-		return int64(v)
+		return int64(v), nil
 	}
 	self := make([]int64, m.numCtx*len(pms))
 	for _, c := range m.rows {
@@ -83,7 +83,10 @@ func (d *db) tree() (*interchange.Tree, error) {
 			continue // unlisted: outside the tree, its values are no one's share
 		}
 		for k := range pms {
-			v := inc(c, k)
+			v, err := inc(c, k)
+			if err != nil {
+				return nil, err
+			}
 			self[int(c)*len(pms)+k] += v
 			if p >= 0 {
 				self[int(p)*len(pms)+k] -= v

@@ -1,6 +1,7 @@
 package hpcdb
 
 import (
+	"math"
 	"path"
 	"sort"
 	"strconv"
@@ -60,8 +61,8 @@ type model struct {
 	sumIdx    map[int]int // metric id -> column of summary
 
 	sumOnce sync.Once
-	sumVals []float64 // numCtx × len(visible), summary values
-	hasSum  []bool
+	sumLo   []uint64 // ctx -> index of its first value in the summary profile
+	sumN    []uint32 // ctx -> number of its values + 1; 0 when the summary has none
 
 	profNames []string // file names of profiles (index = profile index)
 	tuples    [][]hpcdb.IDElem
@@ -643,22 +644,18 @@ func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool
 	}
 }
 
-// summaryValues evaluates the visible metrics' formulas over the summary
-// profile, once, for every context.
-func (m *model) summaryValues(d *db) ([]float64, []bool) {
+// summaryIndex finds, once, where each context's values lie in the
+// summary profile: a pass over its values as the views will read them,
+// stopping at the first one that cannot be read (the contexts from there
+// on have no summary values). The values themselves are read when a view
+// renders (sumReader): holding the visible columns for every context
+// would cost 8 bytes a context and column, the index costs 12.
+func (m *model) summaryIndex(d *db) {
 	m.sumOnce.Do(func() {
-		nv := len(m.visible)
-		m.sumVals = make([]float64, m.numCtx*nv)
-		m.hasSum = make([]bool, m.numCtx)
-		if d.profile == nil || len(d.profile.Profiles) == 0 || nv == 0 {
+		m.sumLo = make([]uint64, m.numCtx)
+		m.sumN = make([]uint32, m.numCtx)
+		if d.profile == nil || len(d.profile.Profiles) == 0 || len(m.visible) == 0 {
 			return
-		}
-		raw := make([]float64, len(m.summary))
-		get := func(id int) float64 {
-			if k, ok := m.sumIdx[id]; ok {
-				return raw[k]
-			}
-			return 0
 		}
 		onErr := d.src.Errors.Reporter("profile.db")
 		var vals []hpcdb.MetricValue
@@ -667,24 +664,89 @@ func (m *model) summaryValues(d *db) ([]float64, []bool) {
 				return true
 			}
 			var err error
-			vals, err = d.profile.Values(0, lo, hi, vals[:0])
-			if err != nil {
+			if vals, err = d.profile.Values(0, lo, hi, vals[:0]); err != nil {
 				onErr(err)
 				return false
 			}
-			clear(raw)
-			for _, v := range vals {
-				if k, ok := m.sumIdx[int(v.Metric)]; ok {
-					raw[k] = v.Value
-				}
-			}
-			row := m.sumVals[int(c)*nv : int(c)*nv+nv]
-			for j, col := range m.visible {
-				row[j] = col.expr.Eval(get)
-			}
-			m.hasSum[c] = true
+			m.sumLo[c], m.sumN[c] = lo, uint32(min(hi-lo, math.MaxUint32-1))+1
 			return true
 		}, onErr)
 	})
-	return m.sumVals, m.hasSum
+}
+
+// sumWindow is how many values of the summary profile a sumReader reads
+// at once: contexts near each other in the tree are near each other in
+// the profile in practice, so one read serves many.
+const sumWindow = 256
+
+// sumReader reads the visible metrics of contexts from the summary
+// profile. Each renderer has its own.
+type sumReader struct {
+	m    *model
+	d    *db
+	raw  []float64 // by column of model.summary
+	row  []float64 // visible values of ctx last
+	last int
+	has  bool
+
+	win    []hpcdb.MetricValue // values [winLo, winLo+len(win)) of the summary profile
+	winLo  uint64
+	getRaw func(id int) float64
+}
+
+func (m *model) sumReader(d *db) *sumReader {
+	m.summaryIndex(d)
+	r := &sumReader{m: m, d: d, raw: make([]float64, len(m.summary)), row: make([]float64, len(m.visible)), last: -1}
+	r.getRaw = func(id int) float64 {
+		if k, ok := m.sumIdx[id]; ok {
+			return r.raw[k]
+		}
+		return 0
+	}
+	return r
+}
+
+// values returns the visible metrics of context c, all 0 and has false
+// when the summary profile has no values at c. The slice is overwritten
+// by the next call.
+func (r *sumReader) values(c int) (vals []float64, has bool, err error) {
+	if c == r.last {
+		return r.row, r.has, nil
+	}
+	m := r.m
+	clear(r.row)
+	r.last, r.has = c, false
+	if c < 0 || c >= len(m.sumN) || m.sumN[c] == 0 {
+		return r.row, false, nil
+	}
+	lo, n := m.sumLo[c], uint64(m.sumN[c]-1)
+	if lo < r.winLo || lo+n > r.winLo+uint64(len(r.win)) {
+		p := r.d.profile
+		hi := max(lo+n, min(lo+sumWindow, p.Profiles[0].NumVals))
+		if r.win, err = p.Values(0, lo, hi, r.win[:0]); err != nil && hi > lo+n {
+			r.win, err = p.Values(0, lo, lo+n, r.win[:0]) // the window runs into damage
+		}
+		if err != nil {
+			r.last = -1
+			return r.row, false, err
+		}
+		r.winLo = lo
+	}
+	clear(r.raw)
+	for _, v := range r.win[lo-r.winLo : lo-r.winLo+n] {
+		if k, ok := m.sumIdx[int(v.Metric)]; ok {
+			r.raw[k] = v.Value
+		}
+	}
+	for j, col := range m.visible {
+		r.row[j] = col.expr.Eval(r.getRaw)
+	}
+	r.has = true
+	return r.row, true, nil
+}
+
+// value is visible column j of context c.
+func (r *sumReader) value(c, j int) (float64, error) {
+	v, _, err := r.values(c)
+	return v[j], err
 }

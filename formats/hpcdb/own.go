@@ -19,24 +19,27 @@ func (m *model) ownCols() (cols []int, names []string) {
 }
 
 // ownValue is the <metric>_own value of visible column j at listed
-// context c: its inclusive value less its children's in the tree,
-// subtracted in tree order. Exclusive values of a procedure repeat those
-// of its lines and loops, so summing an _exc column counts them twice;
-// the _own values of the tree's rows add up to the root's inclusive
-// value. It is computed when rendered, not held: the child lists cost 8
-// bytes a context, a table of the values 8 bytes a context and column.
-func (m *model) ownValue(vals []float64, c, j int) float64 {
-	nv := len(m.visible)
-	v := vals[c*nv+j]
+// context c, whose value there is v: its inclusive value less its
+// children's in the tree, subtracted in tree order. Exclusive values of a
+// procedure repeat those of its lines and loops, so summing an _exc
+// column counts them twice; the _own values of the tree's rows add up to
+// the root's inclusive value. It is computed when rendered, not held: the
+// child lists cost 8 bytes a context, a table of the values 8 bytes a
+// context and column.
+func (m *model) ownValue(r *sumReader, v float64, c, j int) (float64, error) {
 	own := 0.0
 	own += v // as a sum starting from 0: -0 becomes 0
 	for k := m.child[c]; k >= 0; k = m.sibling[k] {
-		own -= vals[int(k)*nv+j]
+		w, err := r.value(int(k), j)
+		if err != nil {
+			return 0, err
+		}
+		own -= w
 	}
 	// What is left of a context whose children hold all of its value is
 	// rounding noise of the sums, not a value.
 	if math.Abs(own) <= 1e-9*math.Abs(v) {
-		return 0
+		return 0, nil
 	}
-	return own
+	return own, nil
 }

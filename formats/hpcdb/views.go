@@ -299,16 +299,30 @@ func (d *db) cctRows(txt bool) *render.Rows {
 	return render.NewRows(256, func() []render.Part {
 		m := d.model.get()
 		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
-			vals, _ := m.summaryValues(d)
+			r := m.sumReader(d)
 			nv := len(m.visible)
 			var own []int
 			if !txt {
 				own, _ = m.ownCols()
 			}
+			vals := make([]float64, nv)
+			var total float64 // cct.txt's 100 %
+			if inc, _ := m.firstPair(); txt && inc >= 0 {
+				v, err := r.value(0, inc)
+				if err != nil {
+					return dst, err
+				}
+				total = v
+			}
 			for i := from; i < from+count; i++ {
 				ctx := int(m.rows[i])
+				v, _, err := r.values(ctx)
+				if err != nil {
+					return dst, err
+				}
+				copy(vals, v)
 				if txt {
-					dst = appendCCTTxt(dst, m, ctx, vals)
+					dst = appendCCTTxt(dst, m, ctx, vals, total)
 					continue
 				}
 				dst = strconv.AppendInt(dst, int64(ctx), 10)
@@ -352,14 +366,18 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				} else {
 					dst = append(dst, ',')
 				}
-				for j := 0; j < nv; j++ {
+				for _, v := range vals {
 					dst = append(dst, ',')
-					dst = render.AppendFloat(dst, vals[ctx*nv+j])
+					dst = render.AppendFloat(dst, v)
 				}
 				for _, j := range own {
 					dst = append(dst, ',')
 					if m.listed(ctx) {
-						dst = render.AppendFloat(dst, m.ownValue(vals, ctx, j))
+						v, err := m.ownValue(r, vals[j], ctx, j)
+						if err != nil {
+							return dst, err
+						}
+						dst = render.AppendFloat(dst, v)
 					}
 				}
 				dst = append(dst, '\n')
@@ -427,19 +445,19 @@ func (m *model) firstPair() (inc, exc int) {
 	return
 }
 
-func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64) []byte {
-	nv := len(m.visible)
+// appendCCTTxt appends the line of context ctx, whose visible values are
+// vals, to cct.txt; total is the first inclusive metric at the root.
+func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64, total float64) []byte {
 	inc, exc := m.firstPair()
-	get := func(j, ctx int) float64 {
+	get := func(j int) float64 {
 		if j < 0 {
 			return 0
 		}
-		return vals[ctx*nv+j]
+		return vals[j]
 	}
-	total := get(inc, 0)
 	pct := 0.0
 	if total != 0 {
-		pct = get(inc, ctx) / total * 100
+		pct = get(inc) / total * 100
 	}
 	s := strconv.FormatFloat(pct, 'f', 2, 64)
 	for k := len(s); k < 6; k++ {
@@ -447,9 +465,9 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64) []byte {
 	}
 	dst = append(dst, s...)
 	dst = append(dst, "%  "...)
-	dst = render.AppendReadable(dst, get(inc, ctx))
+	dst = render.AppendReadable(dst, get(inc))
 	dst = append(dst, "  "...)
-	dst = render.AppendReadable(dst, get(exc, ctx))
+	dst = render.AppendReadable(dst, get(exc))
 	dst = append(dst, "  "...)
 	for k := int32(0); k < m.depth[ctx]; k++ {
 		dst = append(dst, "  "...)
@@ -471,7 +489,7 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64) []byte {
 
 func (d *db) proceduresCSV() ([]byte, error) {
 	m := d.model.get()
-	vals, _ := m.summaryValues(d)
+	r := m.sumReader(d)
 	nv := len(m.visible)
 	type agg struct {
 		proc  int32
@@ -499,9 +517,13 @@ func (d *db) proceduresCSV() ([]byte, error) {
 				break
 			}
 		}
+		vals, _, err := r.values(c)
+		if err != nil {
+			return nil, err
+		}
 		for j, v := range m.visible {
 			if !v.inc || outer {
-				a.sums[j] += vals[c*nv+j]
+				a.sums[j] += vals[j]
 			}
 		}
 	}
