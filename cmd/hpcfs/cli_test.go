@@ -76,14 +76,14 @@ func runCLIExit(t testing.TB, args ...string) (int, string) {
 // mountCLI runs `hpcfs mount -f source mnt` as a separate process, waits
 // until the mount is up and returns mnt. At cleanup it sends SIGTERM and
 // checks that the process exits 0 and the mount is gone. An empty source
-// mounts the demo.
-func mountCLI(t testing.TB, source string) string {
+// mounts the demo. flags go before "mount".
+func mountCLI(t testing.TB, source string, flags ...string) string {
 	t.Helper()
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
-	args := []string{"mount", "-f", mnt}
+	args := append(flags, "mount", "-f", mnt)
 	if source != "" {
-		args = []string{"mount", "-f", source, mnt}
+		args = append(flags, "mount", "-f", source, mnt)
 	}
 	cmd := exec.Command(hpcfsBin(t), args...)
 	var stderr bytes.Buffer

@@ -78,3 +78,51 @@ func TestInterchangeMounted(t *testing.T) {
 		})
 	}
 }
+
+// TestInterchangeWindowsMounted mounts an ovni trace with a small
+// --trace-window-limit: trace/ lists time windows, each the same through
+// the mount as hpcfs cat (with the same limit), stat size exact, tail
+// and a read from the middle right, valid JSON; README.txt names the
+// limit.
+func TestInterchangeWindowsMounted(t *testing.T) {
+	source := filepath.Join(testdata.Corpus(t, "ovni", "v1-two-procs"), "ovni")
+	const limit = "4000"
+	mnt := mountCLI(t, source, "--trace-window-limit", limit)
+	wins, err := filepath.Glob(filepath.Join(mnt, "trace", "window-*.json"))
+	if err != nil || len(wins) < 2 {
+		t.Fatalf("trace/window-*.json: %d windows, %v", len(wins), err)
+	}
+	for _, w := range []string{wins[0], wins[len(wins)/2], wins[len(wins)-1]} {
+		name := filepath.Join("trace", filepath.Base(w))
+		want := runCLI(t, "--trace-window-limit", limit, "cat", source, name)
+		got, err := os.ReadFile(w)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s through the mount differs from hpcfs cat: %v", name, err)
+		}
+		if fi, err := os.Stat(w); err != nil || fi.Size() != int64(len(want)) {
+			t.Fatalf("stat %s: %v", name, err)
+		}
+		tail, err := exec.Command("tail", "-c", "40", w).Output()
+		if err != nil || !bytes.HasSuffix(want, tail) {
+			t.Fatalf("tail -c 40 %s: %q %v", name, tail, err)
+		}
+		f, err := os.Open(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mid := make([]byte, 100)
+		n, err := f.ReadAt(mid, int64(len(want)/2))
+		f.Close()
+		if !bytes.Equal(mid[:n], want[len(want)/2:len(want)/2+n]) {
+			t.Fatalf("%s: read at %d differs: %v", name, len(want)/2, err)
+		}
+		var doc struct{ TraceEvents []json.RawMessage }
+		if err := json.Unmarshal(got, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(mnt, "README.txt"))
+	if err != nil || !bytes.Contains(readme, []byte("larger than "+limit+" bytes")) {
+		t.Fatalf("README.txt does not give the limit: %v", err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -66,6 +67,7 @@ func main() {
 
 func newRootCommand() *cobra.Command {
 	var level, indexDir, cpuProfile string
+	var windowLimit int64
 	root := &cobra.Command{
 		Use:           "hpcfs",
 		Short:         "Mount HPC performance data as text and CSV files",
@@ -82,6 +84,7 @@ func newRootCommand() *cobra.Command {
 			}
 			log.SetLevel(lv)
 			render.SetIndexDir(indexDir)
+			interchange.SetWindowLimit(windowLimit)
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
@@ -98,6 +101,7 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
+	root.PersistentFlags().Int64Var(&windowLimit, "trace-window-limit", interchange.DefaultWindowLimit, "bytes: a trace.json larger than this is also split into trace/window-<k>.json, each aimed below it")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
 		newInfoCommand(), newExportCommand(), newFormatsCommand(), newInstallHelperCommand())
 	return root

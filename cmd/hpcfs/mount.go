@@ -64,7 +64,8 @@ mounted.`,
 // background mount: the same flags, absolute paths (it runs in /).
 func backgroundArgs(cmd *cobra.Command, source, mnt string, opts []string, debug bool) []string {
 	args := []string{"--log-level", cmd.Flag("log-level").Value.String(),
-		"--index-dir", cmd.Flag("index-dir").Value.String(), "mount", "-f"}
+		"--index-dir", cmd.Flag("index-dir").Value.String(),
+		"--trace-window-limit", cmd.Flag("trace-window-limit").Value.String(), "mount", "-f"}
 	if len(opts) > 0 {
 		args = append(args, "-o", strings.Join(opts, ","))
 	}

@@ -11,6 +11,7 @@
 package interchange
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -117,17 +118,38 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 }
 
 // AddTraceViews adds trace.json (every track) and trace/<track>.json (one
-// each) to dir. Tracks are asked for on first use only. key names a view
-// in the on-disk index (render.IndexKey of the trace's files), so that a
-// second mount knows sizes and checkpoints at once.
+// each) to dir, and when trace.json is larger than WindowLimit,
+// trace/window-<k>.json (time windows, planWindows). Tracks are asked for
+// on first use only. key names a view in the on-disk index (render.IndexKey
+// of the trace's files), so that a second mount knows sizes and
+// checkpoints at once.
 func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error), key func(view string) string) {
-	dir.AddFile("trace.json", render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json")))
+	all := render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json"))
+	dir.AddFile("trace.json", all)
 	dir.Add("trace", vfs.Lazy(func() []vfs.Entry {
+		tracks := tr.Tracks()
+		var names []string
+		for _, t := range tracks {
+			names = append(names, t.File+".json")
+		}
+		var wins []*window
+		if size, err := all.Size(); err == nil && size > WindowLimit() {
+			wins = planWindows(tr, WindowLimit())
+		}
+		for _, w := range wins {
+			names = append(names, windowName(w.k, w.n))
+		}
+		names = vfs.UniqueNames(names)
 		var out []vfs.Entry
-		for i, t := range tr.Tracks() {
-			name := t.File + ".json"
+		for i, name := range names {
 			view := "trace/" + name
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(&traceGen{tr: tr, one: i}, key(view), report(view)))})
+			g := &traceGen{tr: tr, one: i}
+			if i >= len(tracks) {
+				w := wins[i-len(tracks)]
+				g = &traceGen{tr: tr, one: -1, win: w}
+				view += " " + w.otherData
+			}
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(g, key(view), report("trace/"+name)))})
 		}
 		return out
 	}))
@@ -162,5 +184,12 @@ chrome://tracing and speedscope):
                          ts and dur in microseconds with the nanosecond digits kept
   trace/<thread>.json    one thread each, for traces larger than a viewer loads
                          (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
+  trace/window-<k>.json  only when trace.json is larger than ` + strconv.FormatInt(WindowLimit(), 10) + ` bytes (hpcfs
+                         --trace-window-limit): every thread in consecutive time windows of
+                         one span, the longest for which each window's events come to at
+                         most that size (a window can exceed it when the events of 1/4096
+                         of the trace's time do); "otherData" gives its start_us and end_us.
+                         An X event crossing a window's edge is clipped to each window it
+                         overlaps, so its parts add up to its duration in trace.json.
 `
 }

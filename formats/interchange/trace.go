@@ -73,7 +73,8 @@ const MaxAux = 80
 // by time), then the metadata events naming processes and threads.
 type traceGen struct {
 	tr  Trace
-	one int // the track of trace/<thread>.json; -1 for all
+	one int     // the track of trace/<thread>.json; -1 for all
+	win *window // of trace/window-<k>.json; nil for all time
 }
 
 // tracePos is a position in trace.json: which track (len(tracks) for the
@@ -132,8 +133,19 @@ func (g *traceGen) Start(state any) (render.Cursor, error) {
 	}
 	if p, ok := state.(tracePos); ok {
 		c.pos = p
+	} else {
+		c.pos.pos = c.startOf(0)
 	}
 	return c, nil
+}
+
+// startOf is where track k (of c.tracks) starts: its beginning, or where
+// the window's events begin.
+func (c *traceCursor) startOf(k int) Pos {
+	if w := c.g.win; w != nil && k < len(c.tracks) {
+		return w.starts[c.tracks[k]]
+	}
+	return Pos{}
 }
 
 // State asks the track's reader where it is only now: an ovni reader's
@@ -154,6 +166,9 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	}
 	if !c.pos.begun {
 		c.pos.begun = true
+		if c.g.win != nil {
+			return append(dst, c.g.win.head()...), nil
+		}
 		return append(dst, traceHead...), nil
 	}
 	switch {
@@ -172,11 +187,18 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			}
 			return dst, err
 		}
+		if w := c.g.win; w != nil && w.to != math.MaxInt64 {
+			ev.StopAt(w.to)
+		}
 		c.ev = ev
 	}
 	c.out, c.t = dst, &c.all[c.tracks[c.pos.track]]
 	if c.emit == nil {
-		c.emit = func(e *Event) { c.out = appendEvent(c.out, c.t, e) }
+		c.emit = func(e *Event) {
+			if w := c.g.win; w == nil || w.clip(e) {
+				c.out = appendEvent(c.out, c.t, e)
+			}
+		}
 	}
 	start := len(dst)
 	for len(c.out)-start < batchBytes {
@@ -204,7 +226,7 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 
 func (c *traceCursor) nextTrack() {
 	c.pos.track++
-	c.pos.pos = Pos{}
+	c.pos.pos = c.startOf(c.pos.track)
 	c.ev = nil
 }
 

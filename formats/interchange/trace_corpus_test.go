@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
@@ -80,4 +82,128 @@ func traceEvents(t *testing.T, fsys fs.FS, name string) int {
 		}
 	}
 	return n
+}
+
+// TestTraceWindows splits every corpus trace into time windows (a limit of
+// a quarter of its trace.json) and checks them: valid JSON each, about
+// the limit at most, every X event's clipped parts adding up per thread
+// to trace.json's durations, every instant event once, and the span in
+// otherData.
+func TestTraceWindows(t *testing.T) {
+	for _, path := range []string{
+		testdata.Corpus(t, "ovni", "v1-basic-mix"), testdata.Corpus(t, "ovni", "v1-two-procs"),
+		filepath.Join(testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks"), "ovni"),
+		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
+		testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
+		testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"),
+	} {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			full, err := fs.ReadFile(open(t, path).FS(), "trace.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			meta := int64(len(full) - bytes.Index(full, []byte(`{"ph":"M"`)))
+			limit := meta + 300 + (int64(len(full))-meta)/4
+			interchange.SetWindowLimit(limit)
+			t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
+			fsys := open(t, path).FS()
+			wins, _ := fs.Glob(fsys, "trace/window-*.json")
+			if len(wins) < 4 {
+				t.Fatalf("%d windows for %d bytes and a limit of %d", len(wins), len(full), limit)
+			}
+			want := traceStats(t, full)
+			got := map[int64]*trackStats{}
+			var last int64
+			for k, name := range wins {
+				b, err := fs.ReadFile(fsys, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(b)) > limit+limit/10 {
+					t.Errorf("%s: %d bytes, limit %d", name, len(b), limit)
+				}
+				var doc struct {
+					OtherData struct {
+						Window, Windows int
+						StartUS         json.Number `json:"start_us"`
+						EndUS           json.Number `json:"end_us"`
+					} `json:"otherData"`
+				}
+				if err := json.Unmarshal(b, &doc); err != nil {
+					t.Fatal(err)
+				}
+				if od := doc.OtherData; od.Window != k || od.Windows != len(wins) || k > 0 && nanos(t, od.StartUS) != last {
+					t.Errorf("%s: otherData %+v", name, od)
+				}
+				last = nanos(t, doc.OtherData.EndUS)
+				for tid, s := range traceStats(t, b) {
+					if got[tid] == nil {
+						got[tid] = &trackStats{}
+					}
+					got[tid].dur += s.dur
+					got[tid].x += s.x
+					got[tid].instant += s.instant
+				}
+			}
+			for tid, w := range want {
+				g := got[tid]
+				if g == nil || g.dur != w.dur || g.instant != w.instant || g.x < w.x || g.x > w.x+len(wins)*64 {
+					t.Errorf("thread %d: windows hold %+v, trace.json %+v", tid, g, w)
+				}
+			}
+		})
+	}
+}
+
+type trackStats struct {
+	dur        int64 // of the X events, ns
+	x, instant int
+}
+
+// traceStats sums a trace's X durations and counts its events per tid
+// (pid*1e6+tid).
+func traceStats(t *testing.T, b []byte) map[int64]*trackStats {
+	t.Helper()
+	var doc struct {
+		TraceEvents []struct {
+			Ph       string
+			Pid, Tid int64
+			Dur      json.Number
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]*trackStats{}
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "M" {
+			continue
+		}
+		k := e.Pid*1_000_000 + e.Tid
+		if out[k] == nil {
+			out[k] = &trackStats{}
+		}
+		if e.Ph == "X" {
+			out[k].x++
+			out[k].dur += nanos(t, e.Dur)
+		} else {
+			out[k].instant++
+		}
+	}
+	return out
+}
+
+// nanos reads a trace.json time (µs with three decimals) as ns.
+func nanos(t *testing.T, n json.Number) int64 {
+	t.Helper()
+	s := string(n)
+	i := strings.IndexByte(s, '.')
+	if i < 0 || len(s)-i != 4 {
+		t.Fatalf("time %q is not µs with the ns digits", s)
+	}
+	v, err := strconv.ParseInt(s[:i]+s[i+1:], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"math/rand"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
@@ -150,19 +152,16 @@ func TestTraceBursts(t *testing.T) {
 	}
 }
 
-// TestTraceDeepNesting: bursts nested deeper than maxOpen become instant
-// events (begin and end), bursts open at the end of the thread end at its
-// last event, and trace.json read at random through a second source that
-// takes sizes and checkpoints (with their open bursts) from the on-disk
-// index equals the whole rendering.
-func TestTraceDeepNesting(t *testing.T) {
+// writeNested writes a thread of nested bursts, some deeper than maxOpen,
+// ends without begins and bursts open at its end; it returns the trace
+// directory and the numbers of X and instant events trace.json must have.
+func writeNested(t *testing.T) (dir string, wantX, wantI int) {
 	var evs []gen.Event
 	clock := uint64(1_000_000)
 	add := func(mcv string, payload []byte) {
 		clock += 7
 		evs = append(evs, gen.Event{MCV: mcv, Clock: clock, Payload: payload})
 	}
-	wantX, wantI := 0, 0
 	for rep := range 300 {
 		d := rep%(maxOpen+20) + 1
 		for k := range d {
@@ -187,11 +186,21 @@ func TestTraceDeepNesting(t *testing.T) {
 		add("VTx", []byte{1, 0, 0, 0, 2, 0, 0, 0})
 		wantX++
 	}
-	dir := t.TempDir()
+	dir = t.TempDir()
 	if _, err := gen.Write(dir, []gen.Proc{{Loom: "n", PID: 1, Metadata: gen.Metadata(1, 0, 0, 0),
 		Streams: []gen.Stream{{TID: 1, Events: evs}}}}); err != nil {
 		t.Fatal(err)
 	}
+	return dir, wantX, wantI
+}
+
+// TestTraceDeepNesting: bursts nested deeper than maxOpen become instant
+// events (begin and end), bursts open at the end of the thread end at its
+// last event, and trace.json read at random through a second source that
+// takes sizes and checkpoints (with their open bursts) from the on-disk
+// index equals the whole rendering.
+func TestTraceDeepNesting(t *testing.T) {
+	dir, wantX, wantI := writeNested(t)
 	render.SetIndexDir(t.TempDir())
 	t.Cleanup(func() { render.SetIndexDir("") })
 	full := read(t, open(t, dir).FS(), "trace.json")
@@ -229,5 +238,65 @@ func TestTraceDeepNesting(t *testing.T) {
 		if !bytes.Equal(b, full[off:off+int64(len(b))]) {
 			t.Fatalf("ReadAt(%d) differs", off)
 		}
+	}
+}
+
+// TestTraceWindowsNested splits the nested bursts into time windows:
+// bursts crossing a window's edge are clipped, so per window the X
+// durations add up to trace.json's, instant events appear once, and each
+// window read at random through a second source (sizes and checkpoints,
+// with open bursts and the stop, from the on-disk index) equals its whole
+// rendering.
+func TestTraceWindowsNested(t *testing.T) {
+	dir, _, _ := writeNested(t)
+	render.SetIndexDir(t.TempDir())
+	t.Cleanup(func() { render.SetIndexDir("") })
+	full := read(t, open(t, dir).FS(), "trace.json")
+	interchange.SetWindowLimit(int64(len(full)) / 5)
+	t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
+	stats := func(b []byte) (dur int64, x, instant int) {
+		var doc chromeDoc
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range doc.TraceEvents {
+			switch e.Ph {
+			case "X":
+				x++
+				dur += nanos(t, e.Dur)
+			case "i":
+				instant++
+			}
+		}
+		return
+	}
+	wantDur, wantX, wantI := stats(full)
+	fsys, again := open(t, dir).FS(), open(t, dir).FS()
+	wins, err := fs.Glob(fsys, "trace/window-*.json")
+	if err != nil || len(wins) < 5 {
+		t.Fatalf("%d windows: %v", len(wins), err)
+	}
+	var dur int64
+	var x, instant int
+	rng := rand.New(rand.NewSource(2))
+	for _, name := range wins {
+		b := read(t, fsys, name)
+		d, nx, ni := stats(b)
+		dur, x, instant = dur+d, x+nx, instant+ni
+		f, err := again.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			off := rng.Int63n(int64(len(b)))
+			p := make([]byte, min(int64(rng.Intn(300000)+1), int64(len(b))-off))
+			if n, err := f.(io.ReaderAt).ReadAt(p, off); n != len(p) || !bytes.Equal(p, b[off:off+int64(n)]) {
+				t.Fatalf("%s: ReadAt(%d) differs: %v", name, off, err)
+			}
+		}
+		f.Close()
+	}
+	if dur != wantDur || instant != wantI || x < wantX || x > wantX+len(wins)*maxOpen {
+		t.Errorf("windows: %d X events of %d ns, %d instant; trace.json %d of %d ns, %d", x, dur, instant, wantX, wantDur, wantI)
 	}
 }
