@@ -2,7 +2,6 @@ package callgrind_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/wgoracle"
 )
 
 // annotateRow is one function row of callgrind_annotate's output.
@@ -242,21 +242,7 @@ func TestWebgrindOracle(t *testing.T) {
 	for _, name := range []string{"cachegrind.out.12174", "cachegrind.out.12174.gz"} {
 		t.Run(name, func(t *testing.T) {
 			dir := testdata.Corpus(t, "callgrind", "xdebug-3.2.0-generated")
-			var o struct {
-				Functions []struct {
-					File, FunctionName                   string
-					SummedSelfCostRaw                    int64
-					SummedInclusiveCost, InvocationCount int64
-					CalledFrom                           []struct{ FunctionNr, Line, CallCount, SummedCallCost int64 }
-				}
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "oracle-webgrind", name+".reader.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &o); err != nil {
-				t.Fatal(err)
-			}
+			o := wgoracle.Read(t, filepath.Join(dir, "oracle-webgrind", name+".reader.json"))
 			f, err := callgrind.Open(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
@@ -279,19 +265,19 @@ func TestWebgrindOracle(t *testing.T) {
 				if got := tab.Names.Name(tab.Funcs[i].File); got != w.File {
 					t.Errorf("%s: file %q, webgrind %q", w.FunctionName, got, w.File)
 				}
-				if got := tab.Self(i)[0]; got != w.SummedSelfCostRaw {
+				if got := tab.Self(i)[0]; got != int64(w.SummedSelfCostRaw) {
 					t.Errorf("%s: self %d, webgrind %d", w.FunctionName, got, w.SummedSelfCostRaw)
 				}
 				// webgrind's inclusive cost is self + the calls made; for
 				// recursive functions in a timing profile it differs from the
 				// sum of the calls made to it (callgrind_annotate's).
-				if got := int64(math.Round(float64(tab.SelfPlusCalls(i)[0]) / 100)); got != w.SummedInclusiveCost {
+				if got := int64(math.Round(float64(tab.SelfPlusCalls(i)[0]) / 100)); got != int64(w.SummedInclusiveCost) {
 					t.Errorf("%s: self+calls %d us, webgrind %d", w.FunctionName, got, w.SummedInclusiveCost)
 				}
-				if incl := int64(math.Round(float64(tab.Inclusive(i)[0]) / 100)); incl != w.SummedInclusiveCost {
+				if incl := int64(math.Round(float64(tab.Inclusive(i)[0]) / 100)); incl != int64(w.SummedInclusiveCost) {
 					t.Logf("%s: inclusive %d us, webgrind %d", w.FunctionName, incl, w.SummedInclusiveCost)
 				}
-				if got := int64(tab.Funcs[i].Calls); tab.Funcs[i].Called && got != w.InvocationCount {
+				if got := int64(tab.Funcs[i].Calls); tab.Funcs[i].Called && got != int64(w.InvocationCount) {
 					t.Errorf("%s: %d calls, webgrind %d invocations", w.FunctionName, got, w.InvocationCount)
 				}
 				var callers []string

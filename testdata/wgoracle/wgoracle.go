@@ -1,6 +1,8 @@
-// Package wgoracle reads oracle.json, webgrind's own reading of a corpus
-// case (its Reader's fields as JSON), for the tests of decode/webgrind,
-// formats/webgrind and cmd/hpcfs: the oracle's types are declared once.
+// Package wgoracle reads webgrind's own reading of a file (its Reader's
+// fields as JSON): oracle.json of the webgrind corpus cases, for the tests
+// of decode/webgrind, formats/webgrind and cmd/hpcfs, and the
+// oracle-webgrind/*.reader.json files of the callgrind corpus cases, for
+// decode/callgrind. The oracle's types are declared once.
 package wgoracle
 
 import (
@@ -24,6 +26,7 @@ type Function struct {
 	Line                                                 *uint32 // nil before version 7
 	InvocationCount, SummedSelfCost, SummedInclusiveCost uint64
 	CalledFromInfoCount, SubCallInfoCount                uint32
+	SummedSelfCostRaw                                    uint64 // reader.json only: before webgrind's unit conversion
 	Formatted                                            struct {
 		Percent struct{ SummedSelfCost, SummedInclusiveCost string }
 	}
@@ -45,7 +48,13 @@ type Oracle struct {
 // Load reads dir/oracle.json.
 func Load(t testing.TB, dir string) Oracle {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "oracle.json"))
+	return Read(t, filepath.Join(dir, "oracle.json"))
+}
+
+// Read reads one oracle file.
+func Read(t testing.TB, path string) Oracle {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
