@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/testdata"
 	"github.com/hpcfs/hpcfs/testdata/lotest"
+	"github.com/hpcfs/hpcfs/testdata/ovnidump"
 )
 
 func TestOvniCorpusThroughMountAndCat(t *testing.T) {
@@ -71,7 +72,7 @@ func TestOvniAwkOnThreadCSV(t *testing.T) {
 	for _, mcv := range []string{"VYc", "OHx", "OHe", "ZS2", "ZSg"} {
 		want := 0
 		for _, l := range strings.Split(string(dump), "\n") {
-			if f := strings.Fields(l); len(f) >= 3 && f[0] == "nodeA.10856.10857" && f[2] == mcv {
+			if ev, ok := ovnidump.Parse(l); ok && ev.Stream == "nodeA.10856.10857" && ev.MCV == mcv {
 				want++
 			}
 		}

@@ -2,7 +2,6 @@ package ovni
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	"github.com/hpcfs/hpcfs/testdata/ovnidump"
 )
 
 // corpus1x are the ovni-1x corpus cases, each with the oracle ovnidump
@@ -29,41 +29,11 @@ var corpus1x = []struct{ name, oracle, version string }{
 	{"v3-1.14.0-test-flush-jumbo", "ovnidump-x.txt.gz", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
 }
 
-func readOracle(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
-
-// streamLines keeps the lines of a 1.x dump that belong to the stream at
-// relpath.
-func streamLines(dump []byte, relpath string, hex bool) []byte {
-	var out []byte
-	for _, l := range bytes.SplitAfter(dump, []byte("\n")) {
-		if hex && bytes.Contains(l, []byte("  "+relpath+"  ")) || !hex && bytes.HasPrefix(l, []byte(relpath+"  ")) {
-			out = append(out, l...)
-		}
-	}
-	return out
-}
-
 func TestCorpus1xMatchesOvnidump(t *testing.T) {
 	for _, c := range corpus1x {
 		t.Run(c.name, func(t *testing.T) {
 			dir := testdata.Corpus(t, "ovni-1x", c.name)
-			want := readOracle(t, filepath.Join(dir, c.oracle))
+			want := ovnidump.Read(t, filepath.Join(dir, c.oracle))
 			src := open(t, filepath.Join(dir, "ovni"))
 			if src.Version != c.version {
 				t.Errorf("version %q, want %q", src.Version, c.version)
@@ -85,7 +55,7 @@ func TestCorpus1xMatchesOvnidump(t *testing.T) {
 					rel += ".obs"
 				}
 				got := read(t, fsys, th+"/events.txt")
-				if !bytes.Equal(got, streamLines(want, rel, hex)) {
+				if !bytes.Equal(got, ovnidump.StreamLines(want, rel)) {
 					t.Errorf("%s/events.txt is not that stream's part of the dump", th)
 				}
 				total += bytes.Count(got, []byte("\n"))
@@ -298,7 +268,7 @@ func TestMissingAndUnfinishedStreams(t *testing.T) {
 func TestMountedCorpus1x(t *testing.T) {
 	c := corpus1x[2]
 	dir := testdata.Corpus(t, "ovni-1x", c.name)
-	want := readOracle(t, filepath.Join(dir, c.oracle))
+	want := ovnidump.Read(t, filepath.Join(dir, c.oracle))
 	src := open(t, filepath.Join(dir, "ovni"))
 	mnt := fsnodetest.Mount(t, src.FS())
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
@@ -317,7 +287,7 @@ func TestEventNames(t *testing.T) {
 			if strings.HasSuffix(p, "x.txt") {
 				continue
 			}
-			for _, l := range strings.Split(strings.TrimSpace(string(readOracle(t, p))), "\n") {
+			for _, l := range strings.Split(strings.TrimSpace(string(ovnidump.Read(t, p))), "\n") {
 				f := strings.Fields(l)
 				if len(f) < 3 || f[len(f)-1] == "UNKNOWN" {
 					continue

@@ -17,6 +17,7 @@ import (
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	"github.com/hpcfs/hpcfs/testdata/ovnidump"
 )
 
 var corpusCases = []string{"v1-basic-mix", "v1-two-procs"}
@@ -55,25 +56,11 @@ func threadViews(t *testing.T, fsys fs.FS) []string {
 	return dirs
 }
 
-// linesOf keeps the lines of dump whose stream key is that of threadDir.
+// linesOf keeps the lines of a spec v1 dump that belong to the stream of
+// threadDir (loom.L/proc.P/thread.T, printed as L.P.T).
 func linesOf(dump []byte, threadDir string) []byte {
 	parts := strings.Split(threadDir, "/")
-	key := strings.TrimPrefix(parts[0], "loom.") + "." + strings.TrimPrefix(parts[1], "proc.") + "." + strings.TrimPrefix(parts[2], "thread.") + "  "
-	var out []byte
-	for _, l := range bytes.SplitAfter(dump, []byte("\n")) {
-		if bytes.HasPrefix(l, []byte(key)) {
-			out = append(out, l...)
-		}
-	}
-	return out
-}
-
-// firstClock is the clock of the first line of an ovnidump text: the
-// smallest clock of the trace.
-func firstClock(dump []byte) uint64 {
-	f := strings.Fields(string(dump[:bytes.IndexByte(dump, '\n')]))
-	c, _ := strconv.ParseUint(f[1], 10, 64)
-	return c
+	return ovnidump.StreamLines(dump, strings.TrimPrefix(parts[0], "loom.")+"."+strings.TrimPrefix(parts[1], "proc.")+"."+strings.TrimPrefix(parts[2], "thread."))
 }
 
 func TestCorpusEventsMatchOvnidump(t *testing.T) {
@@ -90,7 +77,8 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 				t.Fatalf("events.txt differs from ovnidump.txt (%d vs %d bytes)", len(got), len(want))
 			}
 			threads := threadViews(t, fsys)
-			base := firstClock(want)
+			first, _ := ovnidump.Parse(string(want[:bytes.IndexByte(want, '\n')]))
+			base := uint64(first.Clock) // the smallest clock of the trace
 			if len(threads) == 0 {
 				t.Fatal("no thread directories")
 			}

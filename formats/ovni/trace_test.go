@@ -15,6 +15,7 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	"github.com/hpcfs/hpcfs/testdata/ovnidump"
 )
 
 // oracleBursts pairs the '[' and ']' events of an ovnidump text (any of
@@ -33,22 +34,13 @@ func oracleBursts(t *testing.T, dump []byte) (bursts, durs, singles map[int64]in
 	stacks := map[int64][]open{}
 	last := map[int64]int64{}
 	for _, l := range strings.Split(strings.TrimSpace(string(dump)), "\n") {
-		f := strings.Fields(l)
-		var stream, clock, mcv string
-		switch {
-		case f[0][0] >= '0' && f[0][0] <= '9': // 1.6+: clock MCV relpath
-			clock, mcv, stream = f[0], f[1], f[2]
-		case f[2][0] == '+' || f[2][0] == '-': // 1.1-1.5: relpath clock delta MCV
-			stream, clock, mcv = f[0], f[1], f[3]
-		default: // spec v1: loom.pid.tid clock MCV
-			stream, clock, mcv = f[0], f[1], f[2]
-		}
-		stream = strings.TrimSuffix(strings.TrimSuffix(stream, "/stream.obs"), ".obs")
+		ev, ok := ovnidump.Parse(l)
+		stream := strings.TrimSuffix(strings.TrimSuffix(ev.Stream, "/stream.obs"), ".obs")
 		tid, err := strconv.ParseInt(stream[strings.LastIndexAny(stream, "./")+1:], 10, 64)
-		c, err2 := strconv.ParseInt(clock, 10, 64)
-		if err != nil || err2 != nil || len(mcv) != 3 {
+		if !ok || err != nil {
 			t.Fatalf("oracle line %q", l)
 		}
+		c, mcv := ev.Clock, ev.MCV
 		last[tid] = c
 		st := stacks[tid]
 		switch mcv[2] {
@@ -122,7 +114,7 @@ func TestTraceBursts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			bursts, durs, singles := oracleBursts(t, readOracle(t, filepath.Join(c.dir, c.oracle)))
+			bursts, durs, singles := oracleBursts(t, ovnidump.Read(t, filepath.Join(c.dir, c.oracle)))
 			var doc chromeDoc
 			dec := json.NewDecoder(bytes.NewReader(read(t, open(t, filepath.Join(c.dir, "ovni")).FS(), "trace.json")))
 			dec.UseNumber()
