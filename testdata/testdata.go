@@ -1,9 +1,13 @@
 // Package testdata locates test inputs: the corpus of real files (see
-// CorpusDir) and this directory. Generators of
+// CorpusDir) and this directory; ReadFS and ReadCSV read the views of a
+// mounted tree in tests. Generators of
 // synthetic inputs live in testdata/gen/<format>.
 package testdata
 
 import (
+	"bytes"
+	"encoding/csv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -38,4 +42,25 @@ func Corpus(t testing.TB, parts ...string) string {
 		t.Skipf("corpus not available: %v", err)
 	}
 	return p
+}
+
+// ReadFS reads the file name of fsys; an error fails the test.
+func ReadFS(t testing.TB, fsys fs.FS, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ReadCSV parses a whole CSV view: every row has as many fields as the
+// header. An error fails the test.
+func ReadCSV(t testing.TB, b []byte) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, b)
+	}
+	return rows
 }

@@ -46,7 +46,7 @@ func TestCallgrindThroughMountAndCat(t *testing.T) {
 				}
 				return string(out)
 			}
-			rows := parseCSV(t, got)
+			rows := testdata.ReadCSV(t, got)
 			ev := strings.TrimSuffix(rows[0][6], "_exc")
 			if a, b := sum("functions.csv", ev+"_exc"), sum("lines.csv", ev); a != b || a == "0" {
 				t.Errorf("self %s: functions.csv %s, lines.csv %s", ev, a, b)
@@ -78,7 +78,7 @@ func TestCallgrindDirectory(t *testing.T) {
 	}
 	mnt := mountCLI(t, dir)
 	for _, d := range []string{"sum", "callgrind.out.parts.2", "callgrind.out.parts.3"} {
-		rows := parseCSV(t, mustReadFile(t, filepath.Join(mnt, d, "functions.csv")))
+		rows := testdata.ReadCSV(t, mustReadFile(t, filepath.Join(mnt, d, "functions.csv")))
 		if len(rows) < 10 {
 			t.Errorf("%s/functions.csv: %d rows", d, len(rows))
 		}

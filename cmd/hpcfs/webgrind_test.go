@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -82,15 +81,6 @@ func webgrindKinds(t *testing.T, dir string) map[string]string {
 	return kinds
 }
 
-func parseCSV(t *testing.T, b []byte) [][]string {
-	t.Helper()
-	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatalf("csv: %v", err)
-	}
-	return recs
-}
-
 func sameRecords(t *testing.T, what string, got, want [][]string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -111,8 +101,8 @@ func TestWebgrindCorpusThroughMountAndCat(t *testing.T) {
 			src := filepath.Join(dir, "callgrind.out.webgrind")
 			catF := runCLI(t, "cat", src, "functions.csv")
 			catC := runCLI(t, "cat", src, "calls.csv")
-			sameRecords(t, "hpcfs cat functions.csv", parseCSV(t, catF), wantF)
-			sameRecords(t, "hpcfs cat calls.csv", parseCSV(t, catC), wantC)
+			sameRecords(t, "hpcfs cat functions.csv", testdata.ReadCSV(t, catF), wantF)
+			sameRecords(t, "hpcfs cat calls.csv", testdata.ReadCSV(t, catC), wantC)
 
 			mnt := mountCLI(t, src)
 			for name, want := range map[string][]byte{"functions.csv": catF, "calls.csv": catC} {
@@ -156,13 +146,13 @@ func TestWebgrindStorageDirectory(t *testing.T) {
 		f.Close()
 	}
 	mnt := mountCLI(t, dir)
-	files := parseCSV(t, mustReadFile(t, filepath.Join(mnt, "files.csv")))
+	files := testdata.ReadCSV(t, mustReadFile(t, filepath.Join(mnt, "files.csv")))
 	if len(files) != 5 {
 		t.Fatalf("files.csv: %q", files)
 	}
 	a := mustReadFile(t, filepath.Join(mnt, "cachegrind.out.6.webgrind", "calls.csv"))
 	b := mustReadFile(t, filepath.Join(mnt, "cachegrind.out.7.webgrind", "calls.csv"))
-	if !bytes.Equal(a, b) || len(parseCSV(t, a)) < 2 {
+	if !bytes.Equal(a, b) || len(testdata.ReadCSV(t, a)) < 2 {
 		t.Fatal("v6 and v7 calls.csv differ or are empty")
 	}
 	if _, err := os.Stat(filepath.Join(mnt, "cachegrind.out.4.webgrind", "invocations.csv")); err != nil {

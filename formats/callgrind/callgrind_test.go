@@ -2,7 +2,6 @@ package callgrind
 
 import (
 	"bytes"
-	"encoding/csv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,26 +16,6 @@ import (
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 )
-
-func readFS(t testing.TB, fsys fs.FS, name string) []byte {
-	t.Helper()
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func parseCSV(t testing.TB, b []byte) [][]string {
-	t.Helper()
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
 
 func column(t testing.TB, header []string, name string) int {
 	for i, h := range header {
@@ -77,7 +56,7 @@ func TestCorpusTrees(t *testing.T) {
 			f, _ := cg.Open(path)
 			defer f.Close()
 			tab := f.Summarize(nil)
-			rows := parseCSV(t, readFS(t, fsys, "functions.csv"))
+			rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv"))
 			if len(rows) != len(tab.Funcs)+1 {
 				t.Fatalf("%d rows for %d functions", len(rows), len(tab.Funcs))
 			}
@@ -93,7 +72,7 @@ func TestCorpusTrees(t *testing.T) {
 					}
 				}
 			}
-			calls := parseCSV(t, readFS(t, fsys, "calls.csv"))
+			calls := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "calls.csv"))
 			if len(calls) != len(tab.Edges)+1 {
 				t.Fatalf("%d call rows for %d edges", len(calls), len(tab.Edges))
 			}
@@ -104,16 +83,16 @@ func TestCorpusTrees(t *testing.T) {
 			}
 			n := 0
 			for _, de := range des {
-				n += len(parseCSV(t, readFS(t, fsys, "functions/"+de.Name()+"/callers.csv"))) - 1
+				n += len(testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions/"+de.Name()+"/callers.csv"))) - 1
 			}
 			if n != len(tab.Edges) {
 				t.Errorf("callers.csv rows %d, edges %d", n, len(tab.Edges))
 			}
-			lines := parseCSV(t, readFS(t, fsys, "lines.csv"))
+			lines := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "lines.csv"))
 			if int64(len(lines)-1) != tab.CostLines {
 				t.Errorf("lines.csv %d rows, %d cost lines", len(lines)-1, tab.CostLines)
 			}
-			if errs := readFS(t, fsys, "_errors.txt"); len(errs) != 0 && c.set != "speedscope-samples" {
+			if errs := testdata.ReadFS(t, fsys, "_errors.txt"); len(errs) != 0 && c.set != "speedscope-samples" {
 				t.Errorf("_errors.txt: %s", errs)
 			}
 			// fstest walks every functions/ entry: on three trees, to keep
@@ -153,7 +132,7 @@ func TestDirectory(t *testing.T) {
 	defer src.Close()
 	fsys := src.FS()
 	total := func(name string) int64 {
-		rows := parseCSV(t, readFS(t, fsys, name))
+		rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name))
 		c := column(t, rows[0], "Ir_exc")
 		var s int64
 		for _, r := range rows[1:] {
@@ -185,14 +164,14 @@ func TestTruncatedTree(t *testing.T) {
 	}
 	defer src.Close()
 	fsys := src.FS()
-	if rows := parseCSV(t, readFS(t, fsys, "functions.csv")); len(rows) < 10 {
+	if rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv")); len(rows) < 10 {
 		t.Fatalf("functions.csv: %d rows", len(rows))
 	}
-	errs := string(readFS(t, fsys, "_errors.txt"))
+	errs := string(testdata.ReadFS(t, fsys, "_errors.txt"))
 	if !strings.Contains(errs, "no newline") && !strings.Contains(errs, "without the cost line") {
 		t.Fatalf("_errors.txt: %q", errs)
 	}
-	if !strings.Contains(string(readFS(t, fsys, "header.txt")), "totals_check") {
+	if !strings.Contains(string(testdata.ReadFS(t, fsys, "header.txt")), "totals_check") {
 		// no totals: line survived the cut, so header.txt has no check
 		t.Log("no totals line after the cut")
 	}
@@ -213,7 +192,7 @@ func TestMounted(t *testing.T) {
 	fsys := src.FS()
 	mnt := fsnodetest.Mount(t, fsys)
 	for _, name := range []string{"functions.csv", "calls.csv", "lines.csv", "header.txt", "README.txt"} {
-		fsnodetest.CheckFile(t, filepath.Join(mnt, name), readFS(t, fsys, name))
+		fsnodetest.CheckFile(t, filepath.Join(mnt, name), testdata.ReadFS(t, fsys, name))
 	}
 	if err := fstest.TestFS(os.DirFS(mnt), "functions.csv", "calls.csv", "lines.csv", "header.txt", "raw/callgrind.out.threads-03"); err != nil {
 		t.Fatal(err)
@@ -239,7 +218,7 @@ func TestIndexedLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := readFS(t, src.FS(), "lines.csv")
+		got := testdata.ReadFS(t, src.FS(), "lines.csv")
 		if round == 0 {
 			want = got
 		} else if !bytes.Equal(got, want) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 )
 
@@ -50,12 +51,12 @@ func TestNodeOrderDoesNotMatter(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "bfs.hpcrun"), profileOf(bfs, metrics))
 	fsys := open(t, dir).FS()
 
-	if a, b := read(t, fsys, "pre/cct.txt"), read(t, fsys, "bfs/cct.txt"); !bytes.Equal(a, b) {
+	if a, b := testdata.ReadFS(t, fsys, "pre/cct.txt"), testdata.ReadFS(t, fsys, "bfs/cct.txt"); !bytes.Equal(a, b) {
 		t.Fatalf("cct.txt differs with the node order:\n%s", firstDiff(b, a))
 	}
 	rows := map[string][][]string{}
 	for _, name := range []string{"pre", "bfs"} {
-		rows[name] = readCSV(t, read(t, fsys, name+"/cct.csv"))
+		rows[name] = testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name+"/cct.csv"))
 		checkInclusive(t, rows[name], len(metrics))
 		for _, r := range rows[name][1:] {
 			id, _ := strconv.Atoi(r[1])
@@ -91,7 +92,7 @@ func TestDeepChains(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "d70000.hpcrun"), profileOf(chain(70000), metrics))
 	fsys := open(t, dir).FS()
 	for name, n := range map[string]int{"d300": 300, "d70000": 70000} {
-		rows := readCSV(t, read(t, fsys, name+"/cct.csv"))
+		rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name+"/cct.csv"))
 		if len(rows) != n+1 {
 			t.Fatalf("%s: %d rows, want %d", name, len(rows)-1, n)
 		}
@@ -101,7 +102,7 @@ func TestDeepChains(t *testing.T) {
 			}
 		}
 	}
-	lines := strings.Split(strings.TrimSuffix(string(read(t, fsys, "d300/cct.txt")), "\n"), "\n")[1:]
+	lines := strings.Split(strings.TrimSuffix(string(testdata.ReadFS(t, fsys, "d300/cct.txt")), "\n"), "\n")[1:]
 	for d, l := range lines {
 		want := strings.Repeat("  ", d) + strconv.FormatFloat(float64(300-d)/3, 'f', 2, 64) + "% " + strconv.Itoa(300-d) + " 1 app+0x" + strconv.FormatInt(int64(d), 16)
 		if l != want {

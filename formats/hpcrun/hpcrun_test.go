@@ -2,7 +2,6 @@ package hpcrun_test
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io/fs"
 	"math"
@@ -39,15 +38,6 @@ func open(t testing.TB, path string) *vfs.Source {
 	return src
 }
 
-func read(t testing.TB, fsys fs.FS, name string) []byte {
-	t.Helper()
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func TestCorpusHpcprofttByteIdentical(t *testing.T) {
 	dir := sampleDir(t)
 	want, err := os.ReadFile(filepath.Join(dir, "expected-hpcproftt-dump.txt"))
@@ -57,7 +47,7 @@ func TestCorpusHpcprofttByteIdentical(t *testing.T) {
 	for _, path := range []string{filepath.Join(dir, sampleName+".hpcrun"), dir} {
 		src := open(t, path)
 		fsys := src.FS()
-		got := read(t, fsys, sampleName+"/hpcproftt.txt")
+		got := testdata.ReadFS(t, fsys, sampleName+"/hpcproftt.txt")
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%s: hpcproftt.txt differs from the golden dump:\n%s", path, firstDiff(got, want))
 		}
@@ -83,20 +73,20 @@ func firstDiff(got, want []byte) string {
 
 func TestCorpusTables(t *testing.T) {
 	fsys := open(t, sampleDir(t)).FS()
-	profiles := readCSV(t, read(t, fsys, "profiles.csv"))
+	profiles := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "profiles.csv"))
 	want := []string{sampleName, sampleName + ".hpcrun", "testvdso", "0", "0", "19750", "0x7f0101", "02.00b", "B", "1", "1", "11", "42"}
 	if len(profiles) != 2 || strings.Join(profiles[1], ",") != strings.Join(want, ",") {
 		t.Fatalf("profiles.csv = %q", profiles)
 	}
-	metrics := readCSV(t, read(t, fsys, sampleName+"/metrics.csv"))
+	metrics := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, sampleName+"/metrics.csv"))
 	if strings.Join(metrics[1], ",") != "0,0,CPUTIME (usec),CPUTIME (usec),raw,null,int,0,1,1,1,,,,,," {
 		t.Fatalf("metrics.csv = %q", metrics)
 	}
-	lm := readCSV(t, read(t, fsys, sampleName+"/loadmap.csv"))
+	lm := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, sampleName+"/loadmap.csv"))
 	if len(lm) != 12 || lm[11][1] != "11" || !strings.HasSuffix(lm[11][2], "[vdso]") || lm[11][3] != "0x0" {
 		t.Fatalf("loadmap.csv = %q", lm)
 	}
-	cct := readCSV(t, read(t, fsys, sampleName+"/cct.csv"))
+	cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, sampleName+"/cct.csv"))
 	if strings.Join(cct[0], ",") != "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,cputime_usec_inc,cputime_usec_exc" {
 		t.Fatalf("header %q", cct[0])
 	}
@@ -105,25 +95,16 @@ func TestCorpusTables(t *testing.T) {
 		t.Fatalf("row %q", cct[3])
 	}
 	checkInclusive(t, cct, 1)
-	hdr := string(read(t, fsys, sampleName+"/header.txt"))
+	hdr := string(testdata.ReadFS(t, fsys, sampleName+"/header.txt"))
 	for _, line := range []string{"layout: B\n", "program-name: testvdso\n", "epoch 0 ra-to-callsite-offset: 1\n", "epoch 0 num_cct_nodes: 42\n"} {
 		if !strings.Contains(hdr, line) {
 			t.Fatalf("header.txt lacks %q:\n%s", line, hdr)
 		}
 	}
-	txt := strings.Split(string(read(t, fsys, sampleName+"/cct.txt")), "\n")
+	txt := strings.Split(string(testdata.ReadFS(t, fsys, sampleName+"/cct.txt")), "\n")
 	if txt[0] != "# epoch 0, metric CPUTIME (usec): inclusive %, inclusive, exclusive, module+0xip" || !strings.HasPrefix(txt[1], "100.00% ") {
 		t.Fatalf("cct.txt starts %q", txt[:3])
 	}
-}
-
-func readCSV(t testing.TB, b []byte) [][]string {
-	t.Helper()
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
 
 // checkInclusive recomputes every <m>_inc column of cct.csv from the
@@ -196,7 +177,7 @@ func TestGeneratedViews(t *testing.T) {
 			src := open(t, dir)
 			fsys := src.FS()
 			name := "app-000005-001-7f0101-4242-0"
-			cct := readCSV(t, read(t, fsys, name+"/cct.csv"))
+			cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name+"/cct.csv"))
 			if len(cct) != 1+2*1500 {
 				t.Fatalf("%d rows", len(cct))
 			}
@@ -225,28 +206,28 @@ func TestGeneratedViews(t *testing.T) {
 					t.Fatalf("values %v vs %v", r, n.Values)
 				}
 			}
-			metrics := readCSV(t, read(t, fsys, name+"/metrics.csv"))
+			metrics := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name+"/metrics.csv"))
 			if len(metrics) != 9 || (layout == dec.LayoutC) != (metrics[1][16] != "") {
 				t.Fatalf("metrics.csv %q", metrics)
 			}
-			prof := readCSV(t, read(t, fsys, "profiles.csv"))
+			prof := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "profiles.csv"))
 			if strings.Join(prof[1][2:], ",") != "app,5,1,4242,0x7f0101,02.00b,"+layout.String()+",2,4,6,3000" {
 				t.Fatalf("profiles.csv %q", prof)
 			}
-			tr := readCSV(t, read(t, fsys, name+"/trace.csv"))
+			tr := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name+"/trace.csv"))
 			// 02.00 traces store microseconds: trace.txt shows them, trace.csv converts.
 			if len(tr) != 501 || tr[1][0] != "1000000" || tr[1][1] != "0" || tr[2][1] != "7000" || tr[1][2] == "" {
 				t.Fatalf("trace.csv %q", tr[:2])
 			}
-			txt := strings.Split(strings.TrimSuffix(string(read(t, fsys, name+"/trace.txt")), "\n"), "\n")
+			txt := strings.Split(strings.TrimSuffix(string(testdata.ReadFS(t, fsys, name+"/trace.txt")), "\n"), "\n")
 			if len(txt) != 500 || !strings.HasPrefix(txt[1], "1007  ") || strings.HasSuffix(txt[1], "?") {
 				t.Fatalf("trace.txt %q", txt[:2])
 			}
-			ctxt := strings.Split(string(read(t, fsys, name+"/cct.txt")), "\n")
+			ctxt := strings.Split(string(testdata.ReadFS(t, fsys, name+"/cct.txt")), "\n")
 			if len(ctxt) != 2*1501+2 {
 				t.Fatalf("cct.txt has %d lines", len(ctxt))
 			}
-			pt := string(read(t, fsys, name+"/hpcproftt.txt"))
+			pt := string(testdata.ReadFS(t, fsys, name+"/hpcproftt.txt"))
 			if !strings.HasSuffix(pt, "\n[You look fine today! (num-epochs: 2)]\n") || strings.Count(pt, "[node: ") != 3000 {
 				t.Fatalf("hpcproftt.txt tail %q", pt[len(pt)-200:])
 			}
@@ -278,12 +259,12 @@ func TestTruncatedProfile(t *testing.T) {
 	os.WriteFile(path, data[:cut], 0o644)
 	src := open(t, path)
 	fsys := src.FS()
-	cct := readCSV(t, read(t, fsys, "cut/cct.csv"))
+	cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "cut/cct.csv"))
 	if len(cct) != 1+400+100 {
 		t.Fatalf("%d rows", len(cct))
 	}
 	checkInclusive(t, cct, 2)
-	pt := string(read(t, fsys, "cut/hpcproftt.txt"))
+	pt := string(testdata.ReadFS(t, fsys, "cut/hpcproftt.txt"))
 	if strings.Count(pt, "[node: ") != 500 || strings.Contains(pt, "You look fine") {
 		t.Fatal("hpcproftt.txt of a truncated file")
 	}
@@ -304,14 +285,14 @@ func TestSparseTree(t *testing.T) {
 	src := open(t, dir)
 	fsys := src.FS()
 	const p = "testmeas-small-000000-000-11ac0300-5560-0/"
-	prof := readCSV(t, read(t, fsys, "profiles.csv"))
+	prof := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "profiles.csv"))
 	if got := strings.Join(prof[1], ","); got != "testmeas-small-000000-000-11ac0300-5560-0,testmeas-small-000000-000-11ac0300-5560-0.hpcrun,testmeas-small,0,0,5560,0x11ac0300,04.00b,C,1,1,17,13" {
 		t.Fatalf("profiles.csv row %s", got)
 	}
 	if _, err := fs.Stat(fsys, p+"hpcproftt.txt"); err == nil {
 		t.Fatal("hpcproftt.txt for a 04.00 profile")
 	}
-	cct := readCSV(t, read(t, fsys, p+"cct.csv"))
+	cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, p+"cct.csv"))
 	if len(cct) != 14 || strings.Join(cct[0], ",") != "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,cputime_sec_inc,cputime_sec_exc" {
 		t.Fatalf("cct.csv header %q, %d rows", cct[0], len(cct))
 	}
@@ -335,21 +316,21 @@ func TestSparseTree(t *testing.T) {
 	if inc, _ := strconv.ParseFloat(root[8], 64); math.Abs(inc-sum) > 1e-12 || math.Abs(sum-1.210259) > 1e-9 {
 		t.Errorf("root inclusive %v, sum of the 5 stored values %v", inc, sum)
 	}
-	hdr := string(read(t, fsys, p+"header.txt"))
+	hdr := string(testdata.ReadFS(t, fsys, p+"header.txt"))
 	for _, want := range []string{"version: 04.00\n", "id_tuple: NODE(1): 296485632 0, CORE(3): 0 0, THREAD(3): 0 0\n", "section sparse metrics: 6144-6334\n", "num_nonzero_values: 5\n"} {
 		if !strings.Contains(hdr, want) {
 			t.Errorf("header.txt lacks %q:\n%s", want, hdr)
 		}
 	}
-	txt := string(read(t, fsys, p+"cct.txt"))
+	txt := string(testdata.ReadFS(t, fsys, p+"cct.txt"))
 	if !strings.Contains(txt, "\n100.00% 1.21026 0 ^Primary\n  100.00% 1.21026 0 | Main  \n") {
 		t.Errorf("cct.txt:\n%s", txt)
 	}
 	// The first trace record: time 0x17c96de9c60f6a78 ns, node 19 (the NoActvty placeholder).
-	if tr := readCSV(t, read(t, fsys, p+"trace.csv")); strings.Join(tr[1], ",") != "1714021984008891000,0,19,0,NoActvty,0x4e6f416374767479" {
+	if tr := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, p+"trace.csv")); strings.Join(tr[1], ",") != "1714021984008891000,0,19,0,NoActvty,0x4e6f416374767479" {
 		t.Errorf("trace.csv row 1 %q", tr[1])
 	}
-	if !strings.Contains(string(read(t, fsys, "README.txt")), "Version 04.00") {
+	if !strings.Contains(string(testdata.ReadFS(t, fsys, "README.txt")), "Version 04.00") {
 		t.Error("README.txt says nothing of 04.00")
 	}
 	if errs := src.Errors.Lines(); len(errs) != 0 {
@@ -385,7 +366,7 @@ func TestMeasurementsDirectory(t *testing.T) {
 	t.Logf("detect+open of %d files: %v", files, time.Since(start))
 	fsys := src.FS()
 	start = time.Now()
-	prof := readCSV(t, read(t, fsys, "profiles.csv"))
+	prof := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "profiles.csv"))
 	t.Logf("profiles.csv: %v", time.Since(start))
 	if len(prof) != files+1 || prof[1][0] != "app-000000-000-7f0101-100-0" || prof[files][9] != "1" {
 		t.Fatalf("profiles.csv rows %d: %q", len(prof), prof[1])
@@ -423,7 +404,7 @@ func TestMounted(t *testing.T) {
 	}
 	want, _ := os.ReadFile(filepath.Join(dir, "expected-hpcproftt-dump.txt"))
 	fsnodetest.CheckFile(t, filepath.Join(mnt, sampleName, "hpcproftt.txt"), want)
-	if got := string(read(t, os.DirFS(mnt), "_errors.txt")); got != "" {
+	if got := string(testdata.ReadFS(t, os.DirFS(mnt), "_errors.txt")); got != "" {
 		t.Fatalf("_errors.txt = %q", got)
 	}
 
@@ -438,7 +419,7 @@ func TestMounted(t *testing.T) {
 	gfs := gsrc.FS()
 	gmnt := fsnodetest.Mount(t, gfs)
 	for _, v := range []string{"cct.csv", "cct.txt", "hpcproftt.txt", "trace.csv", "trace.txt", "metrics.csv", "header.txt", "loadmap.csv"} {
-		fsnodetest.CheckFile(t, filepath.Join(gmnt, "big", v), read(t, gfs, "big/"+v))
+		fsnodetest.CheckFile(t, filepath.Join(gmnt, "big", v), testdata.ReadFS(t, gfs, "big/"+v))
 	}
 	// fstest.TestFS reads every file many times in small pieces, which takes
 	// long over FUSE for these views: the sample mount above covers it.

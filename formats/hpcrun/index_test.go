@@ -8,6 +8,7 @@ import (
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 )
 
@@ -30,7 +31,7 @@ func TestIndexedSecondMount(t *testing.T) {
 		for _, v := range views {
 			name := "p/" + v
 			if round == 0 {
-				want[v] = read(t, fsys, name)
+				want[v] = testdata.ReadFS(t, fsys, name)
 				continue
 			}
 			f, err := fsys.Open(name)
@@ -45,7 +46,7 @@ func TestIndexedSecondMount(t *testing.T) {
 				t.Fatalf("tail of %s differs on the second mount", v)
 			}
 			f.Close()
-			if got := read(t, fsys, name); string(got) != string(w) {
+			if got := testdata.ReadFS(t, fsys, name); string(got) != string(w) {
 				t.Fatalf("%s differs on the second mount", v)
 			}
 		}

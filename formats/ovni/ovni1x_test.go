@@ -39,11 +39,11 @@ func TestCorpus1xMatchesOvnidump(t *testing.T) {
 				t.Errorf("version %q, want %q", src.Version, c.version)
 			}
 			fsys := src.FS()
-			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+			if got := testdata.ReadFS(t, fsys, "events.txt"); !bytes.Equal(got, want) {
 				t.Fatalf("events.txt differs from %s (%d vs %d bytes)", c.oracle, len(got), len(want))
 			}
 			hex := strings.Contains(c.oracle, "x.txt")
-			readme := string(read(t, fsys, "README.txt"))
+			readme := string(testdata.ReadFS(t, fsys, "README.txt"))
 			if hex != strings.Contains(readme, "`ovnidump -x` of release 1.6 and later") {
 				t.Errorf("README.txt does not name the ovnidump form:\n%s", readme)
 			}
@@ -54,12 +54,12 @@ func TestCorpus1xMatchesOvnidump(t *testing.T) {
 				if strings.HasPrefix(c.name, "v1-") || strings.HasPrefix(c.name, "v2-") {
 					rel += ".obs"
 				}
-				got := read(t, fsys, th+"/events.txt")
+				got := testdata.ReadFS(t, fsys, th+"/events.txt")
 				if !bytes.Equal(got, ovnidump.StreamLines(want, rel)) {
 					t.Errorf("%s/events.txt is not that stream's part of the dump", th)
 				}
 				total += bytes.Count(got, []byte("\n"))
-				csvRows := bytes.Count(read(t, fsys, th+"/events.csv"), []byte("\n")) - 1
+				csvRows := bytes.Count(testdata.ReadFS(t, fsys, th+"/events.csv"), []byte("\n")) - 1
 				if csvRows != bytes.Count(got, []byte("\n")) {
 					t.Errorf("%s: %d CSV rows for %d events", th, csvRows, bytes.Count(got, []byte("\n")))
 				}
@@ -83,7 +83,7 @@ func TestCorpus1xMatchesOvnidump(t *testing.T) {
 func TestCorpus1xTables(t *testing.T) {
 	dir := testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks")
 	fsys := open(t, filepath.Join(dir, "ovni")).FS()
-	streams := strings.Split(string(read(t, fsys, "streams.csv")), "\n")
+	streams := strings.Split(string(testdata.ReadFS(t, fsys, "streams.csv")), "\n")
 	if streams[0] != "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus" {
 		t.Fatalf("streams.csv header %q", streams[0])
 	}
@@ -97,17 +97,17 @@ func TestCorpus1xTables(t *testing.T) {
 			t.Errorf("streams.csv lacks %q:\n%s", want, strings.Join(streams, "\n"))
 		}
 	}
-	if got := string(read(t, fsys, "cpus.csv")); !strings.HasPrefix(got, "loom,index,phyid\nnodeA,0,100\n") || strings.Count(got, "nodeA,") != 6 || strings.Count(got, "nodeB,") != 3 {
+	if got := string(testdata.ReadFS(t, fsys, "cpus.csv")); !strings.HasPrefix(got, "loom,index,phyid\nnodeA,0,100\n") || strings.Count(got, "nodeA,") != 6 || strings.Count(got, "nodeB,") != 3 {
 		t.Errorf("cpus.csv =\n%s", got)
 	}
-	header := string(read(t, fsys, "loom.nodeA/proc.8891/thread.8891/header.txt"))
+	header := string(testdata.ReadFS(t, fsys, "loom.nodeA/proc.8891/thread.8891/header.txt"))
 	for _, want := range []string{"finished      1\n", "require       ovni 1.1.0\n", "ovni.lib.version = 1.14.0\n", "ovni.loom_cpus.5.phyid = 105\n", "shapes.note = made by shapes.c\n"} {
 		if !strings.Contains(header, want) {
 			t.Errorf("header.txt lacks %q:\n%s", want, header)
 		}
 	}
 	orig, _ := os.ReadFile(filepath.Join(dir, "ovni/loom.nodeA/proc.8891/thread.8891/stream.json"))
-	if !bytes.Equal(read(t, fsys, "loom.nodeA/proc.8891/thread.8891/stream.json"), orig) {
+	if !bytes.Equal(testdata.ReadFS(t, fsys, "loom.nodeA/proc.8891/thread.8891/stream.json"), orig) {
 		t.Error("stream.json is not the original")
 	}
 }
@@ -196,7 +196,7 @@ func TestSynthetic1xLayouts(t *testing.T) {
 				t.Errorf("version %q, want %q", src.Version, c.version)
 			}
 			fsys := src.FS()
-			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+			if got := testdata.ReadFS(t, fsys, "events.txt"); !bytes.Equal(got, want) {
 				t.Fatalf("events.txt differs from the independent merge (%d vs %d bytes)", len(got), len(want))
 			}
 			if lines := src.Errors.Lines(); len(lines) != 0 {
@@ -253,10 +253,10 @@ func TestMissingAndUnfinishedStreams(t *testing.T) {
 		}
 	}
 	fsys := src.FS()
-	if n := bytes.Count(read(t, fsys, "events.txt"), []byte("\n")); n != 5*50 {
+	if n := bytes.Count(testdata.ReadFS(t, fsys, "events.txt"), []byte("\n")); n != 5*50 {
 		t.Fatalf("events.txt has %d events, want %d", n, 5*50)
 	}
-	if h := string(read(t, fsys, "loom.n/proc.1/thread.5/header.txt")); !strings.Contains(h, "version = 3\n") {
+	if h := string(testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.5/header.txt")); !strings.Contains(h, "version = 3\n") {
 		t.Errorf("header.txt of a cut JSON lacks the fields before the damage:\n%s", h)
 	}
 	mnt := fsnodetest.Mount(t, fsys)
@@ -304,7 +304,7 @@ func TestEventNames(t *testing.T) {
 		}
 	}
 	dir := testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks")
-	csv := string(read(t, open(t, filepath.Join(dir, "ovni")).FS(), "loom.nodeA/proc.8891/thread.8891/events.csv"))
+	csv := string(testdata.ReadFS(t, open(t, filepath.Join(dir, "ovni")).FS(), "loom.nodeA/proc.8891/thread.8891/events.csv"))
 	if !strings.HasSuffix(strings.SplitN(csv, "\n", 2)[0], ",payload_hex,event") || !strings.Contains(csv, ",ovni thread create\n") {
 		t.Errorf("events.csv lacks the event column:\n%s", csv)
 	}
@@ -332,10 +332,10 @@ func TestDamagedV3Streams(t *testing.T) {
 	for _, ev := range good[:len(good)-1] {
 		want = append(want, gen.HexLine("loom.n/proc.1/thread.2", ev)+"\n"...)
 	}
-	if got := read(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, want) {
+	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, want) {
 		t.Fatalf("the cut stream does not hold exactly its complete events:\n%s", got)
 	}
-	if n := bytes.Count(read(t, fsys, "events.txt"), []byte("\n")); n != 2*len(good)-1 {
+	if n := bytes.Count(testdata.ReadFS(t, fsys, "events.txt"), []byte("\n")); n != 2*len(good)-1 {
 		t.Fatalf("events.txt has %d events, want %d", n, 2*len(good)-1)
 	}
 	errs := strings.Join(src.Errors.Lines(), "\n")
@@ -348,7 +348,7 @@ func TestDamagedV3Streams(t *testing.T) {
 	if !strings.Contains(errs, "loom.n/proc.1/thread.4 at byte 0 (0x0): empty stream") {
 		t.Errorf("_errors.txt does not name the empty stream:\n%s", errs)
 	}
-	if got := read(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
+	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
 		t.Errorf("a stream without its header shows events:\n%s", got)
 	}
 }
@@ -371,7 +371,7 @@ func TestIndexed1x(t *testing.T) {
 			fsys := open(t, dir).FS()
 			for _, v := range views {
 				if round == 0 {
-					want[v] = read(t, fsys, v)
+					want[v] = testdata.ReadFS(t, fsys, v)
 					continue
 				}
 				f, err := fsys.Open(v)
@@ -385,7 +385,7 @@ func TestIndexed1x(t *testing.T) {
 					t.Fatalf("layout %d: tail of %s differs on the second open", layout, v)
 				}
 				f.Close()
-				if got := read(t, fsys, v); !bytes.Equal(got, w) {
+				if got := testdata.ReadFS(t, fsys, v); !bytes.Equal(got, w) {
 					t.Fatalf("layout %d: %s differs on the second open", layout, v)
 				}
 			}

@@ -32,15 +32,6 @@ func open(t *testing.T, dir string) *vfs.Source {
 	return src
 }
 
-func read(t *testing.T, fsys fs.FS, name string) []byte {
-	t.Helper()
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // threadViews returns the paths of every thread directory in fsys.
 func threadViews(t *testing.T, fsys fs.FS) []string {
 	var dirs []string
@@ -73,7 +64,7 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 			}
 			src := open(t, filepath.Join(dir, "ovni"))
 			fsys := src.FS()
-			if got := read(t, fsys, "events.txt"); !bytes.Equal(got, want) {
+			if got := testdata.ReadFS(t, fsys, "events.txt"); !bytes.Equal(got, want) {
 				t.Fatalf("events.txt differs from ovnidump.txt (%d vs %d bytes)", len(got), len(want))
 			}
 			threads := threadViews(t, fsys)
@@ -84,11 +75,11 @@ func TestCorpusEventsMatchOvnidump(t *testing.T) {
 			}
 			total := 0
 			for _, th := range threads {
-				got := read(t, fsys, th+"/events.txt")
+				got := testdata.ReadFS(t, fsys, th+"/events.txt")
 				if !bytes.Equal(got, linesOf(want, th)) {
 					t.Errorf("%s/events.txt is not that thread's part of the dump", th)
 				}
-				rows, err := csv.NewReader(bytes.NewReader(read(t, fsys, th+"/events.csv"))).ReadAll()
+				rows, err := csv.NewReader(bytes.NewReader(testdata.ReadFS(t, fsys, th+"/events.csv"))).ReadAll()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,14 +127,14 @@ func TestCorpusTables(t *testing.T) {
 			t.Fatalf("expected row %q disagrees with ovnidump.txt", row)
 		}
 	}
-	if got := string(read(t, fsys, "streams.csv")); got != wantStreams {
+	if got := string(testdata.ReadFS(t, fsys, "streams.csv")); got != wantStreams {
 		t.Fatalf("streams.csv =\n%s\nwant\n%s", got, wantStreams)
 	}
-	if got := string(read(t, fsys, "cpus.csv")); got != "loom,index,phyid\nnodeA,0,1\nnodeA,1,3\n" {
+	if got := string(testdata.ReadFS(t, fsys, "cpus.csv")); got != "loom,index,phyid\nnodeA,0,1\nnodeA,1,3\n" {
 		t.Fatalf("cpus.csv = %q", got)
 	}
 	meta, _ := os.ReadFile(filepath.Join(dir, "ovni/loom.nodeA/proc.10862/metadata.json"))
-	if got := read(t, fsys, "loom.nodeA/proc.10862/metadata.json"); !bytes.Equal(got, meta) {
+	if got := testdata.ReadFS(t, fsys, "loom.nodeA/proc.10862/metadata.json"); !bytes.Equal(got, meta) {
 		t.Fatal("metadata.json is not the original")
 	}
 }
@@ -197,7 +188,7 @@ func TestMergeOrdersEqualClocksByStream(t *testing.T) {
 	for _, header := range []bool{false, true} {
 		dir, want := synthetic(t, header)
 		src := open(t, dir)
-		if got := read(t, src.FS(), "events.txt"); !bytes.Equal(got, want) {
+		if got := testdata.ReadFS(t, src.FS(), "events.txt"); !bytes.Equal(got, want) {
 			t.Fatalf("header=%v: events.txt differs from the independent merge", header)
 		}
 		if header != strings.Contains(src.Version, "1.0.x") {
@@ -239,24 +230,24 @@ func TestBadInput(t *testing.T) {
 	for _, ev := range good {
 		want = append(want, gen.DumpLine("n", 1, 1, ev)+"\n"...)
 	}
-	if got := read(t, fsys, "loom.n/proc.1/thread.1/events.txt"); !bytes.Equal(got, want) {
+	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.1/events.txt"); !bytes.Equal(got, want) {
 		t.Fatal("an intact stream next to a truncated one changed")
 	}
 	var cut []byte
 	for _, ev := range good[:len(good)-1] {
 		cut = append(cut, gen.DumpLine("n", 1, 2, ev)+"\n"...)
 	}
-	if got := read(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, cut) {
+	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, cut) {
 		t.Fatal("the truncated stream does not hold exactly its complete events")
 	}
-	if got := read(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
+	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
 		t.Fatal("an empty stream is not empty")
 	}
-	merged := read(t, fsys, "events.txt")
+	merged := testdata.ReadFS(t, fsys, "events.txt")
 	if n := bytes.Count(merged, []byte("\n")); n != 4*50-1 {
 		t.Fatalf("events.txt has %d events, want %d", n, 4*50-1)
 	}
-	streams := string(read(t, fsys, "streams.csv"))
+	streams := string(testdata.ReadFS(t, fsys, "streams.csv"))
 	if !strings.Contains(streams, "n,2,4,,,,loom.n/proc.2/thread.4,50,") || !strings.Contains(streams, "n,3,5,,,,") {
 		t.Fatalf("streams.csv does not leave app_id/rank empty for bad metadata:\n%s", streams)
 	}
@@ -283,8 +274,8 @@ func TestMounted(t *testing.T) {
 	mnt := fsnodetest.Mount(t, src.FS())
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
 	for _, th := range threadViews(t, src.FS())[:2] {
-		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.txt"), read(t, src.FS(), th+"/events.txt"))
-		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.csv"), read(t, src.FS(), th+"/events.csv"))
+		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.txt"), testdata.ReadFS(t, src.FS(), th+"/events.txt"))
+		fsnodetest.CheckFile(t, filepath.Join(mnt, th, "events.csv"), testdata.ReadFS(t, src.FS(), th+"/events.csv"))
 	}
 }
 

@@ -116,7 +116,7 @@ func TestTraceBursts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			bursts, durs, singles := oracleBursts(t, ovnidump.Read(t, filepath.Join(c.dir, c.oracle)))
 			var doc chromeDoc
-			dec := json.NewDecoder(bytes.NewReader(read(t, open(t, filepath.Join(c.dir, "ovni")).FS(), "trace.json")))
+			dec := json.NewDecoder(bytes.NewReader(testdata.ReadFS(t, open(t, filepath.Join(c.dir, "ovni")).FS(), "trace.json")))
 			dec.UseNumber()
 			if err := dec.Decode(&doc); err != nil {
 				t.Fatal(err)
@@ -195,7 +195,7 @@ func TestTraceDeepNesting(t *testing.T) {
 	dir, wantX, wantI := writeNested(t)
 	render.SetIndexDir(t.TempDir())
 	t.Cleanup(func() { render.SetIndexDir("") })
-	full := read(t, open(t, dir).FS(), "trace.json")
+	full := testdata.ReadFS(t, open(t, dir).FS(), "trace.json")
 	var doc chromeDoc
 	if err := json.Unmarshal(full, &doc); err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestTraceWindowsNested(t *testing.T) {
 	dir, _, _ := writeNested(t)
 	render.SetIndexDir(t.TempDir())
 	t.Cleanup(func() { render.SetIndexDir("") })
-	full := read(t, open(t, dir).FS(), "trace.json")
+	full := testdata.ReadFS(t, open(t, dir).FS(), "trace.json")
 	interchange.SetWindowLimit(int64(len(full)) / 5)
 	t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
 	stats := func(b []byte) (dur int64, x, instant int) {
@@ -272,7 +272,7 @@ func TestTraceWindowsNested(t *testing.T) {
 	var x, instant int
 	rng := rand.New(rand.NewSource(2))
 	for _, name := range wins {
-		b := read(t, fsys, name)
+		b := testdata.ReadFS(t, fsys, name)
 		d, nx, ni := stats(b)
 		dur, x, instant = dur+d, x+nx, instant+ni
 		f, err := again.Open(name)

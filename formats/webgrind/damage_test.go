@@ -110,7 +110,7 @@ func TestDamagedEndStillMounts(t *testing.T) {
 		ha64, _ := wg.HeadWords(b)
 		ha := int(ha64)
 		_, whole := openBytes(t, b)
-		want := withoutPercentages(t, readFS(t, whole, "functions.csv"))
+		want := withoutPercentages(t, testdata.ReadFS(t, whole, "functions.csv"))
 		check := func(kind string, m []byte, wantError bool) {
 			t.Helper()
 			mutants++
@@ -125,10 +125,10 @@ func TestDamagedEndStillMounts(t *testing.T) {
 			}
 			defer src.Close()
 			fsys := src.FS()
-			if got := withoutPercentages(t, readFS(t, fsys, "functions.csv")); !slices.Equal(got, want) {
+			if got := withoutPercentages(t, testdata.ReadFS(t, fsys, "functions.csv")); !slices.Equal(got, want) {
 				t.Fatalf("%s %s: functions.csv differs beyond its percentages", name, kind)
 			}
-			readFS(t, fsys, "header.txt")
+			testdata.ReadFS(t, fsys, "header.txt")
 			if wantError && len(src.Errors.Lines()) == 0 {
 				t.Fatalf("%s %s: no _errors.txt line", name, kind)
 			}
@@ -151,7 +151,7 @@ func TestDamagedEndStillMounts(t *testing.T) {
 // percentage columns, which follow the summary header.
 func withoutPercentages(t *testing.T, b []byte) []string {
 	var out []string
-	for _, row := range readCSV(t, b) {
+	for _, row := range testdata.ReadCSV(t, b) {
 		out = append(out, strings.Join(row[:8], ","))
 	}
 	return out

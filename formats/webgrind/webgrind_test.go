@@ -2,7 +2,6 @@ package webgrind
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -31,32 +30,13 @@ func loadOracle(t testing.TB, name string) (string, wgoracle.Oracle) {
 	return filepath.Join(dir, "callgrind.out.webgrind"), wgoracle.Load(t, dir)
 }
 
-func readCSV(t testing.TB, b []byte) [][]string {
-	t.Helper()
-	r := csv.NewReader(bytes.NewReader(b))
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatalf("csv: %v\n%s", err, b)
-	}
-	return recs
-}
-
-func readFS(t testing.TB, fsys fs.FS, name string) []byte {
-	t.Helper()
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // CheckOracle compares functions.csv and calls.csv with webgrind's own
 // reading, field by field. Exported to the cmd/hpcfs tests through
 // OracleRows.
 func checkOracle(t testing.TB, o wgoracle.Oracle, functionsCSV, callsCSV []byte) {
 	t.Helper()
 	wantF, wantC := OracleRows(o.Version, o.Functions)
-	gotF, gotC := readCSV(t, functionsCSV), readCSV(t, callsCSV)
+	gotF, gotC := testdata.ReadCSV(t, functionsCSV), testdata.ReadCSV(t, callsCSV)
 	compareRows(t, "functions.csv", gotF, wantF)
 	compareRows(t, "calls.csv", gotC, wantC)
 }
@@ -105,12 +85,12 @@ func TestCorpusOracle(t *testing.T) {
 			}
 			defer src.Close()
 			fsys := src.FS()
-			checkOracle(t, o, readFS(t, fsys, "functions.csv"), readFS(t, fsys, "calls.csv"))
+			checkOracle(t, o, testdata.ReadFS(t, fsys, "functions.csv"), testdata.ReadFS(t, fsys, "calls.csv"))
 			// per-function tables against the oracle's lists
 			for _, f := range o.Functions {
 				dir := functionDir(t, fsys, f.Nr)
-				callers := readCSV(t, readFS(t, fsys, dir+"/callers.csv"))[1:]
-				callees := readCSV(t, readFS(t, fsys, dir+"/callees.csv"))[1:]
+				callers := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, dir+"/callers.csv"))[1:]
+				callees := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, dir+"/callees.csv"))[1:]
 				checkList(t, o.Functions, callers, f.CalledFrom)
 				checkList(t, o.Functions, callees, f.SubCalls)
 			}
@@ -125,7 +105,7 @@ func TestCorpusOracle(t *testing.T) {
 				}
 				want := fmt.Sprintf("%d different functions called in %s (%d runs, %d shown)\n",
 					o.FunctionCount, total, int(o.Headers["runs"].(float64)), o.FunctionCount)
-				txt := string(readFS(t, fsys, "functions.txt"))
+				txt := string(testdata.ReadFS(t, fsys, "functions.txt"))
 				if !strings.HasPrefix(txt, want) {
 					t.Errorf("functions.txt starts %q, want %q", txt[:min(len(txt), 80)], want)
 				}
@@ -192,7 +172,7 @@ func TestUIOracle(t *testing.T) {
 			}
 			defer src.Close()
 			fsys := src.FS()
-			checkFunctionList(t, b, readFS(t, fsys, "functions.txt"))
+			checkFunctionList(t, b, testdata.ReadFS(t, fsys, "functions.txt"))
 			for nr, ci := range ui.CallinfoList {
 				dir := functionDir(t, fsys, nr)
 				for _, part := range []struct {
@@ -203,7 +183,7 @@ func TestUIOracle(t *testing.T) {
 						CallerFunctionName          string
 					}
 				}{{"callers.csv", ci.CalledFrom}, {"callees.csv", ci.SubCalls}} {
-					got := readCSV(t, readFS(t, fsys, dir+"/"+part.file))[1:]
+					got := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, dir+"/"+part.file))[1:]
 					if len(got) != len(part.want) {
 						t.Fatalf("%s/%s: %d rows, ui %d", dir, part.file, len(got), len(part.want))
 					}
@@ -281,8 +261,8 @@ func TestVersionsAgree(t *testing.T) {
 	}
 	// independent expectation from the generator's aggregation
 	sums := g.Summaries()
-	f7 := readCSV(t, readFS(t, trees[7], "functions.csv"))
-	c7 := readCSV(t, readFS(t, trees[7], "calls.csv"))
+	f7 := testdata.ReadCSV(t, testdata.ReadFS(t, trees[7], "functions.csv"))
+	c7 := testdata.ReadCSV(t, testdata.ReadFS(t, trees[7], "calls.csv"))
 	if len(f7) != len(sums)+1 {
 		t.Fatalf("v7 functions.csv has %d rows, want %d", len(f7)-1, len(sums))
 	}
@@ -299,7 +279,7 @@ func TestVersionsAgree(t *testing.T) {
 	t.Run("functions.csv of v4-v6", func(t *testing.T) {
 		noLine := dropColumn(f7, 3)
 		for _, v := range []int{4, 5, 6} {
-			fv := readCSV(t, readFS(t, trees[v], "functions.csv"))
+			fv := testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], "functions.csv"))
 			for _, r := range fv[1:] {
 				if r[3] != "" {
 					t.Fatalf("v%d has a line: %q", v, r)
@@ -310,20 +290,20 @@ func TestVersionsAgree(t *testing.T) {
 	})
 	t.Run("calls.csv", func(t *testing.T) {
 		for _, v := range []int{4, 6} {
-			compareRows(t, "calls.csv v"+strconv.Itoa(v), readCSV(t, readFS(t, trees[v], "calls.csv")), c7)
+			compareRows(t, "calls.csv v"+strconv.Itoa(v), testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], "calls.csv")), c7)
 		}
-		compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(readCSV(t, readFS(t, trees[5], "calls.csv"))), sortedRows(c7))
+		compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(testdata.ReadCSV(t, testdata.ReadFS(t, trees[5], "calls.csv"))), sortedRows(c7))
 	})
 	t.Run("callers and callees", func(t *testing.T) {
 		for nr := 0; nr < len(sums); nr++ {
 			d := functionDir(t, trees[7], nr)
-			callers := readFS(t, trees[7], d+"/callers.csv")
-			callees := readCSV(t, readFS(t, trees[7], d+"/callees.csv"))
+			callers := testdata.ReadFS(t, trees[7], d+"/callers.csv")
+			callees := testdata.ReadCSV(t, testdata.ReadFS(t, trees[7], d+"/callees.csv"))
 			for _, v := range []int{4, 5, 6} {
-				if got := readFS(t, trees[v], d+"/callers.csv"); !bytes.Equal(got, callers) {
+				if got := testdata.ReadFS(t, trees[v], d+"/callers.csv"); !bytes.Equal(got, callers) {
 					t.Fatalf("v%d %s/callers.csv differs:\n%s\nv7:\n%s", v, d, got, callers)
 				}
-				got := readCSV(t, readFS(t, trees[v], d+"/callees.csv"))
+				got := testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], d+"/callees.csv"))
 				if v == 5 {
 					compareRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
 				} else {
@@ -334,7 +314,7 @@ func TestVersionsAgree(t *testing.T) {
 	})
 	t.Run("invocations.csv", func(t *testing.T) {
 		// v4 invocations.csv against the graph
-		inv := readCSV(t, readFS(t, trees[4], "invocations.csv"))
+		inv := testdata.ReadCSV(t, testdata.ReadFS(t, trees[4], "invocations.csv"))
 		k := 1
 		for nr, f := range g.Funcs {
 			for j, v := range f.Invs {
@@ -397,12 +377,12 @@ func TestDirectorySource(t *testing.T) {
 	}
 	defer src.Close()
 	fsys := src.FS()
-	files := readCSV(t, readFS(t, fsys, "files.csv"))
+	files := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "files.csv"))
 	if len(files) != 5 || files[1][0] != "v4.webgrind" || files[4][2] != "7" || files[1][4] != strconv.Itoa(len(g.Funcs)) {
 		t.Fatalf("files.csv = %q", files)
 	}
-	a := readFS(t, fsys, "v6.webgrind/calls.csv")
-	b := readFS(t, fsys, "v7.webgrind/calls.csv")
+	a := testdata.ReadFS(t, fsys, "v6.webgrind/calls.csv")
+	b := testdata.ReadFS(t, fsys, "v7.webgrind/calls.csv")
 	if !bytes.Equal(a, b) {
 		t.Fatal("v6 and v7 calls.csv differ")
 	}
@@ -434,7 +414,7 @@ func TestBadInput(t *testing.T) {
 	t.Run("zero functions", func(t *testing.T) {
 		src, fsys := openBytes(t, append(le(7, 12, 0), "events: Time\nsummary: 0\n"...))
 		for name, want := range map[string]string{"functions.csv": functionsHeader, "calls.csv": callsHeader, "functions.txt": "0 different functions called in 0 milliseconds (1 runs, 0 shown)\n\n" + functionsTxtHead} {
-			if got := string(readFS(t, fsys, name)); got != want {
+			if got := string(testdata.ReadFS(t, fsys, name)); got != want {
 				t.Errorf("%s = %q", name, got)
 			}
 		}
@@ -453,7 +433,7 @@ func TestBadInput(t *testing.T) {
 		b := bytes.Clone(good.Bytes())
 		copy(b[12+4*3:], le(uint32(len(b)+5)))
 		src, fsys := openBytes(t, b)
-		f := readCSV(t, readFS(t, fsys, "functions.csv"))
+		f := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv"))
 		if len(f) != 1+3 {
 			t.Fatalf("functions.csv has %d rows, want the 3 before the bad record", len(f)-1)
 		}
@@ -466,7 +446,7 @@ func TestBadInput(t *testing.T) {
 		b := bytes.Clone(good.Bytes())
 		copy(b[4:], le(uint32(len(b)+5)))
 		src, fsys := openBytes(t, b)
-		if f := readCSV(t, readFS(t, fsys, "functions.csv")); len(f) != n+1 || f[1][9] != "0.00" {
+		if f := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv")); len(f) != n+1 || f[1][9] != "0.00" {
 			t.Fatalf("functions.csv rows %d", len(f))
 		}
 		if errs := src.Errors.Lines(); len(errs) != 1 || !strings.HasPrefix(errs[0], "header.txt: ") {
@@ -477,7 +457,7 @@ func TestBadInput(t *testing.T) {
 		b := bytes.Clone(good.Bytes())
 		copy(b[8:], le(1<<30))
 		src, fsys := openBytes(t, b)
-		_ = readFS(t, fsys, "functions.csv")
+		_ = testdata.ReadFS(t, fsys, "functions.csv")
 		if errs := src.Errors.Lines(); len(errs) == 0 {
 			t.Fatal("no error for an impossible function count")
 		}
@@ -485,7 +465,7 @@ func TestBadInput(t *testing.T) {
 		a := int(wgAddr(b, 2))
 		copy(b[a+16:], le(1<<28)) // called-from count of function 2
 		src, fsys = openBytes(t, b)
-		f := readCSV(t, readFS(t, fsys, "functions.csv"))
+		f := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv"))
 		if len(f) != 3 {
 			t.Fatalf("functions.csv has %d rows", len(f)-1)
 		}
@@ -498,7 +478,7 @@ func TestBadInput(t *testing.T) {
 		for cut := 13; cut < len(b); cut += len(b) / 7 {
 			src, fsys := openBytes(t, b[:cut])
 			for _, name := range []string{"functions.csv", "calls.csv", "functions.txt", "header.txt"} {
-				readFS(t, fsys, name)
+				testdata.ReadFS(t, fsys, name)
 			}
 			if len(src.Errors.Lines()) == 0 {
 				t.Fatalf("cut at %d: no error", cut)
@@ -525,7 +505,7 @@ func TestMounted(t *testing.T) {
 	calls, _ := os.ReadFile(filepath.Join(mnt, "calls.csv"))
 	checkOracle(t, o, functions, calls)
 	for _, name := range []string{"functions.csv", "calls.csv", "functions.txt", "header.txt", "README.txt", functionDir(t, fsys, 27) + "/callees.csv"} {
-		fsnodetest.CheckFile(t, filepath.Join(mnt, name), readFS(t, fsys, name))
+		fsnodetest.CheckFile(t, filepath.Join(mnt, name), testdata.ReadFS(t, fsys, name))
 	}
 	if err := fstest.TestFS(os.DirFS(mnt), "functions.csv", "calls.csv", "header.txt", "raw/callgrind.out.webgrind"); err != nil {
 		t.Fatal(err)
@@ -610,10 +590,10 @@ func TestMountedBadInput(t *testing.T) {
 	b := buf.Bytes()
 	copy(b[12+4*3:], le(uint32(len(b)+5)))
 	src, fsys := openBytes(t, b)
-	want := readFS(t, fsys, "functions.csv")
+	want := testdata.ReadFS(t, fsys, "functions.csv")
 	mnt := fsnodetest.Mount(t, fsys)
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "functions.csv"), want)
-	if rows := readCSV(t, want); len(rows) != 4 {
+	if rows := testdata.ReadCSV(t, want); len(rows) != 4 {
 		t.Fatalf("functions.csv has %d rows", len(rows)-1)
 	}
 	errs, err := os.ReadFile(filepath.Join(mnt, "_errors.txt"))
