@@ -2,6 +2,7 @@ package hpcdb
 
 import (
 	"io"
+	"sync"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -159,7 +160,18 @@ func (t *TraceDB) SamplesAt(off int64, n uint64, dst []Sample) ([]Sample, error)
 	if n > uint64(t.size) {
 		return dst, t.truncAt(off, "trace samples run past the end of the file")
 	}
-	b, err := t.read(off, int64(n*TraceSampleSize), "trace samples")
+	var b []byte
+	var err error
+	if n <= pooledSamples {
+		// a view renders a trace in batches of a few hundred samples: their
+		// bytes are read into a pooled buffer, not a new one each time
+		bp := samplePool.Get().(*[]byte)
+		defer samplePool.Put(bp)
+		b = (*bp)[:n*TraceSampleSize]
+		err = t.readInto(b, off, "trace samples")
+	} else {
+		b, err = t.read(off, int64(n*TraceSampleSize), "trace samples")
+	}
 	if err != nil {
 		return dst, err
 	}
@@ -176,6 +188,11 @@ func (t *TraceDB) SamplesAt(off int64, n uint64, dst []Sample) ([]Sample, error)
 	}
 	return dst, nil
 }
+
+// pooledSamples is the most samples SamplesAt reads through samplePool.
+const pooledSamples = 1024
+
+var samplePool = sync.Pool{New: func() any { b := make([]byte, pooledSamples*TraceSampleSize); return &b }}
 
 // Samples reads samples [k, k+n) of line i into dst; it stops with a
 // FormatError at the end of the file.
