@@ -1,16 +1,19 @@
 // Package testdata locates test inputs: the corpus of real files (see
-// CorpusDir) and this directory; ReadFS and ReadCSV read the views of a
-// mounted tree in tests. Generators of
+// CorpusDir) and this directory; ReadFS, ReadCSV and TraceNanos read the
+// views of a tree in tests. Generators of
 // synthetic inputs live in testdata/gen/<format>.
 package testdata
 
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +66,20 @@ func ReadCSV(t testing.TB, b []byte) [][]string {
 		t.Fatalf("csv: %v\n%s", err, b)
 	}
 	return rows
+}
+
+// TraceNanos reads a time of a trace.json view (µs with three decimals)
+// as nanoseconds; any other form fails the test.
+func TraceNanos(t testing.TB, n json.Number) int64 {
+	t.Helper()
+	s := string(n)
+	i := strings.IndexByte(s, '.')
+	if i < 0 || len(s)-i != 4 {
+		t.Fatalf("time %q is not µs with the ns digits", s)
+	}
+	v, err := strconv.ParseInt(s[:i]+s[i+1:], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -132,10 +131,10 @@ func TestTraceWindows(t *testing.T) {
 				if err := json.Unmarshal(b, &doc); err != nil {
 					t.Fatal(err)
 				}
-				if od := doc.OtherData; od.Window != k || od.Windows != len(wins) || k > 0 && nanos(t, od.StartUS) != last {
+				if od := doc.OtherData; od.Window != k || od.Windows != len(wins) || k > 0 && testdata.TraceNanos(t, od.StartUS) != last {
 					t.Errorf("%s: otherData %+v", name, od)
 				}
-				last = nanos(t, doc.OtherData.EndUS)
+				last = testdata.TraceNanos(t, doc.OtherData.EndUS)
 				for tid, s := range traceStats(t, b) {
 					if got[tid] == nil {
 						got[tid] = &trackStats{}
@@ -185,25 +184,10 @@ func traceStats(t *testing.T, b []byte) map[int64]*trackStats {
 		}
 		if e.Ph == "X" {
 			out[k].x++
-			out[k].dur += nanos(t, e.Dur)
+			out[k].dur += testdata.TraceNanos(t, e.Dur)
 		} else {
 			out[k].instant++
 		}
 	}
 	return out
-}
-
-// nanos reads a trace.json time (µs with three decimals) as ns.
-func nanos(t *testing.T, n json.Number) int64 {
-	t.Helper()
-	s := string(n)
-	i := strings.IndexByte(s, '.')
-	if i < 0 || len(s)-i != 4 {
-		t.Fatalf("time %q is not µs with the ns digits", s)
-	}
-	v, err := strconv.ParseInt(s[:i]+s[i+1:], 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

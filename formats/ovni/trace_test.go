@@ -82,24 +82,6 @@ type chromeDoc struct {
 	}
 }
 
-// nanos reads a trace.json time (µs with three decimals) as ns.
-func nanos(t *testing.T, n json.Number) int64 {
-	t.Helper()
-	s := string(n)
-	if s == "" {
-		return 0
-	}
-	i := strings.IndexByte(s, '.')
-	if i < 0 || len(s)-i != 4 {
-		t.Fatalf("time %q is not µs with the ns digits", s)
-	}
-	v, err := strconv.ParseInt(s[:i]+s[i+1:], 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // TestTraceBursts: trace.json of each corpus trace has, per thread, one
 // X event per burst of the ovnidump oracle with the same summed duration,
 // and one instant event per other event.
@@ -126,7 +108,7 @@ func TestTraceBursts(t *testing.T) {
 				switch e.Ph {
 				case "X":
 					gotB[e.Tid]++
-					gotD[e.Tid] += nanos(t, e.Dur)
+					gotD[e.Tid] += testdata.TraceNanos(t, e.Dur)
 				case "i":
 					gotS[e.Tid]++
 				}
@@ -255,7 +237,7 @@ func TestTraceWindowsNested(t *testing.T) {
 			switch e.Ph {
 			case "X":
 				x++
-				dur += nanos(t, e.Dur)
+				dur += testdata.TraceNanos(t, e.Dur)
 			case "i":
 				instant++
 			}
