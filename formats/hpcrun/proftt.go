@@ -1,6 +1,7 @@
 package hpcrun
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -49,15 +50,8 @@ func (c *proftt) Next(dst []byte) ([]byte, error) {
 	last := 2*len(f.Epochs) + 1
 	switch {
 	case c.part == 0:
-		dst = append(dst, rule...)
-		dst = append(dst, c.p.file...)
-		dst = append(dst, '\n')
-		dst = append(dst, rule...)
-		dst = append(dst, "HPCRUN-profile____\n[hdr:\n  (version: "...)
-		dst = append(dst, f.Version...)
-		dst = append(dst, ")\n  (endian: "...)
-		dst = append(dst, f.Endian)
-		dst = append(dst, ")\n"...)
+		dst = fmt.Appendf(dst, "%s%s\n%sHPCRUN-profile____\n[hdr:\n  (version: %s)\n  (endian: %s)\n",
+			rule, c.p.file, rule, f.Version, []byte{f.Endian})
 		dst = appendNV(dst, f.NV)
 		dst = append(dst, "]\n"...)
 		c.part++
@@ -67,9 +61,7 @@ func (c *proftt) Next(dst []byte) ([]byte, error) {
 			return dst, f.Problems.Err()
 		}
 		c.part++
-		dst = append(dst, "\n[You look fine today! (num-epochs: "...)
-		dst = strconv.AppendInt(dst, int64(len(f.Epochs)), 10)
-		return append(dst, ")]\n"...), nil
+		return fmt.Appendf(dst, "\n[You look fine today! (num-epochs: %d)]\n", len(f.Epochs)), nil
 	case c.part > last:
 		return dst, io.EOF
 	case c.part%2 == 1:
@@ -99,81 +91,34 @@ func (c *proftt) Next(dst []byte) ([]byte, error) {
 
 func appendNV(dst []byte, nv []hpcrun.NVPair) []byte {
 	for _, p := range nv {
-		dst = append(dst, "  [nv-pair: '"...)
-		dst = append(dst, p.Name...)
-		dst = append(dst, "', '"...)
-		dst = append(dst, p.Value...)
-		dst = append(dst, "']\n"...)
+		dst = fmt.Appendf(dst, "  [nv-pair: '%s', '%s']\n", p.Name, p.Value)
 	}
 	return dst
 }
 
+// appendEpochHeader appends what hpcproftt --dump prints before an
+// epoch's nodes, with its printf formats.
 func appendEpochHeader(dst []byte, e *hpcrun.Epoch) []byte {
-	dst = append(dst, "EPOCH___\n[epoch-hdr:\n  (flags: 0x"...)
-	dst = strconv.AppendUint(dst, e.Flags, 16)
-	dst = append(dst, ")\n  (measurement-granularity: "...)
-	dst = strconv.AppendUint(dst, e.Granularity, 10)
-	dst = append(dst, ")\n  (RA-to-callsite-offset: "...)
-	dst = strconv.AppendUint(dst, uint64(e.RAOffset), 10)
-	dst = append(dst, ")\n"...)
+	dst = fmt.Appendf(dst, "EPOCH___\n[epoch-hdr:\n  (flags: 0x%x)\n  (measurement-granularity: %d)\n  (RA-to-callsite-offset: %d)\n",
+		e.Flags, e.Granularity, e.RAOffset)
 	dst = appendNV(dst, e.NV)
-	dst = append(dst, "]\n[metric-tbl: (num-entries: "...)
-	dst = strconv.AppendInt(dst, int64(len(e.Metrics)), 10)
-	dst = append(dst, ")\n"...)
+	dst = fmt.Appendf(dst, "]\n[metric-tbl: (num-entries: %d)\n", len(e.Metrics))
 	for i := range e.Metrics {
 		m := &e.Metrics[i]
-		dst = append(dst, "  [(nm: "...)
-		dst = append(dst, m.Name...)
-		dst = append(dst, ") (desc: "...)
-		dst = append(dst, m.Description...)
-		dst = append(dst, ") ((ty: "...)
-		dst = strconv.AppendInt(dst, int64(m.Type), 10)
-		dst = append(dst, ") (val-ty: "...)
-		dst = strconv.AppendInt(dst, int64(m.ValType), 10)
-		dst = append(dst, ") (val-fmt: "...)
-		dst = strconv.AppendInt(dst, int64(m.ValFmt), 10)
-		dst = append(dst, ") (partner: "...)
-		dst = strconv.AppendUint(dst, uint64(m.Partner), 10)
-		dst = append(dst, ") (show: "...)
-		dst = strconv.AppendInt(dst, int64(m.Show), 10)
-		dst = append(dst, ") (showPercent: "...)
-		dst = append(dst, boolDigit(m.ShowPercent)...)
-		dst = append(dst, ")) (period: "...)
-		dst = strconv.AppendUint(dst, m.Period, 10)
-		dst = append(dst, ") (formula: "...)
-		dst = append(dst, m.Formula...)
-		dst = append(dst, ") (format: "...)
-		dst = append(dst, m.FormatStr...)
-		dst = append(dst, ')')
+		dst = fmt.Appendf(dst, "  [(nm: %s) (desc: %s) ((ty: %d) (val-ty: %d) (val-fmt: %d) (partner: %d) (show: %d) (showPercent: %s)) (period: %d) (formula: %s) (format: %s)",
+			m.Name, m.Description, m.Type, m.ValType, m.ValFmt, m.Partner, m.Show, boolDigit(m.ShowPercent), m.Period, m.Formula, m.FormatStr)
 		if m.HasAux {
-			dst = append(dst, "\n    (frequency: "...)
-			dst = strconv.AppendInt(dst, int64(m.IsFrequency), 10)
-			dst = append(dst, ") (multiplexed: "...)
-			dst = strconv.AppendInt(dst, int64(m.IsMultiplexed), 10)
-			dst = append(dst, ") (period-mean: "...)
-			dst = render.AppendC(dst, m.PeriodMean, 'f')
-			dst = append(dst, ") (num-samples: "...)
 			// %d of a 64-bit argument prints its low 32 bits as an int.
-			dst = strconv.AppendInt(dst, int64(int32(uint32(m.NumSamples))), 10)
-			dst = append(dst, ')')
+			dst = fmt.Appendf(dst, "\n    (frequency: %d) (multiplexed: %d) (period-mean: %s) (num-samples: %d)",
+				m.IsFrequency, m.IsMultiplexed, render.AppendC(nil, m.PeriodMean, 'f'), int32(uint32(m.NumSamples)))
 		}
 		dst = append(dst, "]\n"...)
 	}
-	dst = append(dst, "]\n[loadmap: (num-entries: "...)
-	dst = strconv.AppendInt(dst, int64(len(e.LoadModules)), 10)
-	dst = append(dst, ")\n"...)
+	dst = fmt.Appendf(dst, "]\n[loadmap: (num-entries: %d)\n", len(e.LoadModules))
 	for _, lm := range e.LoadModules {
-		dst = append(dst, "  [(id: "...)
-		dst = strconv.AppendUint(dst, uint64(lm.ID), 10)
-		dst = append(dst, ") (nm: "...)
-		dst = append(dst, lm.Name...)
-		dst = append(dst, ") (flg: 0x"...)
-		dst = strconv.AppendUint(dst, lm.Flags, 16)
-		dst = append(dst, ")]\n"...)
+		dst = fmt.Appendf(dst, "  [(id: %d) (nm: %s) (flg: 0x%x)]\n", lm.ID, lm.Name, lm.Flags)
 	}
-	dst = append(dst, "]\n[cct: (num-nodes: "...)
-	dst = strconv.AppendUint(dst, e.Announced, 10)
-	return append(dst, ")\n"...)
+	return fmt.Appendf(dst, "]\n[cct: (num-nodes: %d)\n", e.Announced)
 }
 
 func appendProfttNode(dst []byte, e *hpcrun.Epoch, n *hpcrun.Node) []byte {
