@@ -389,34 +389,27 @@ func (d *db) cctRows(txt bool) *render.Rows {
 
 // cctHeader is the first line of cct.csv or cct.txt.
 func cctHeader(m *model, txt bool) string {
-	var dst []byte
-	if !txt {
-		dst = append(dst, "ctx_id,parent_id,depth,kind,"...)
-		if m.meta != nil {
-			dst = append(dst, "relation,"...)
+	if txt {
+		inc, exc := m.firstPair()
+		names := ""
+		if inc >= 0 {
+			names = m.visible[inc].name
 		}
-		dst = append(dst, "name,module,file,line,address"...)
-		for _, v := range m.visible {
-			dst = append(dst, ',')
-			dst = append(dst, v.column...)
+		if exc >= 0 {
+			names += " / " + m.visible[exc].name
 		}
-		_, own := m.ownCols()
-		for _, name := range own {
-			dst = append(dst, ',')
-			dst = append(dst, name...)
-		}
-		return string(append(dst, '\n'))
+		return "# inclusive_pct  inclusive  exclusive  name [module] file:line   (" + names + ")\n"
 	}
-	inc, exc := m.firstPair()
-	dst = append(dst, "# inclusive_pct  inclusive  exclusive  name [module] file:line   ("...)
-	if inc >= 0 {
-		dst = append(dst, m.visible[inc].name...)
+	cols := []string{"ctx_id", "parent_id", "depth", "kind"}
+	if m.meta != nil {
+		cols = append(cols, "relation")
 	}
-	if exc >= 0 {
-		dst = append(dst, " / "...)
-		dst = append(dst, m.visible[exc].name...)
+	cols = append(cols, "name", "module", "file", "line", "address")
+	for _, v := range m.visible {
+		cols = append(cols, v.column)
 	}
-	return string(append(dst, ")\n"...))
+	_, own := m.ownCols()
+	return strings.Join(append(cols, own...), ",") + "\n"
 }
 
 // firstPair returns the visible columns shown in cct.txt: the first
