@@ -51,7 +51,7 @@ func (d *db) tree() (*interchange.Tree, error) {
 	}
 	t := interchange.NewTree(ms)
 	r := m.sumReader(d)
-	node := make([]int32, m.numCtx) // PF ctx -> tree node, 0 until made
+	node := make([]int32, len(m.frameCtx)) // frame -> tree node, 0 until made
 	var frameNode func(f int32) int32
 	frameNode = func(f int32) int32 {
 		if f < 0 {
@@ -61,8 +61,9 @@ func (d *db) tree() (*interchange.Tree, error) {
 			return node[f]
 		}
 		parent := frameNode(m.links[f].up)
-		file, line := m.ctxFile(int(f))
-		node[f] = t.Child(parent, interchange.Frame{Name: string(m.frameName(f)), File: file, Line: line, Module: m.ctxModule(int(f))})
+		c := int(m.frameCtx[f])
+		file, line := m.ctxFile(c)
+		node[f] = t.Child(parent, interchange.Frame{Name: string(m.frameName(f)), File: file, Line: line, Module: m.ctxModule(c)})
 		return node[f]
 	}
 	inc := func(c int32, k int) (int64, error) {
@@ -76,27 +77,26 @@ func (d *db) tree() (*interchange.Tree, error) {
 		}
 		return int64(v), nil
 	}
-	self := make([]int64, m.numCtx*len(pms))
+	// each context's own share: its inclusive value less its children's
+	self := func(c int32, k int) (int64, error) {
+		v, err := inc(c, k)
+		for ch := m.child[c]; ch >= 0 && err == nil; ch = m.sibling[ch] {
+			var w int64
+			w, err = inc(ch, k)
+			v -= w
+		}
+		return v, err
+	}
 	for _, c := range m.rows {
-		p := m.parent[c]
-		if c != 0 && p < 0 {
+		if c != 0 && m.parent[c] < 0 {
 			continue // unlisted: outside the tree, its values are no one's share
 		}
+		var n int32 = -1
 		for k := range pms {
-			v, err := inc(c, k)
+			v, err := self(c, k)
 			if err != nil {
 				return nil, err
 			}
-			self[int(c)*len(pms)+k] += v
-			if p >= 0 {
-				self[int(p)*len(pms)+k] -= v
-			}
-		}
-	}
-	for _, c := range m.rows {
-		var n int32 = -1
-		for k := range pms {
-			v := self[int(c)*len(pms)+k]
 			if v == 0 {
 				continue
 			}

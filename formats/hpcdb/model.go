@@ -3,6 +3,7 @@ package hpcdb
 import (
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,11 +14,15 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// model is everything derived from experiment.xml and the profile
-// headers, built once on first need. Its memory grows with the number of
-// contexts, never with the number of values or samples: measured 240 bytes
-// per context with 8 visible metrics (200,000 contexts: 47.7 MB of heap,
-// parsed experiment.xml and summary values included; 50,000: 11.2 MB).
+// model is everything derived from experiment.xml or meta.db and the
+// profile headers, built once on first need. Its memory grows with the
+// number of contexts, never with the number of profiles, values or
+// samples: per context a few int32 tables (the tree's nodes are dropped
+// once they are made), per procedure frame its path's lengths, and an
+// index of the summary profile instead of its values, which are read
+// when a view renders (sumReader). TestModelMemoryPerContext pins it:
+// about 90 bytes per context (200,000 contexts: 18 to 19 MB; the model that
+// held the nodes and the summary values took 55 MB).
 type model struct {
 	x      *hpcdb.Experiment
 	meta   *hpcdb.MetaDB // the meta.db generation's metadata; nil for 4.0
@@ -26,7 +31,7 @@ type model struct {
 	rows   []int32 // ctx ids in tree order, then unlisted contexts with values
 	parent []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
 	depth  []int32
-	frame  []int32 // ctx id -> enclosing procedure-frame ctx (itself for a PF), -1 when none
+	frame  []int32 // ctx id -> frame of the enclosing procedure-frame context (its own for a PF), -1 when none
 	// children in tree order: the first child of a ctx and the next
 	// sibling of one, -1 when none
 	child, sibling []int32
@@ -41,17 +46,21 @@ type model struct {
 	bigLine map[int32]int64
 	addr    []uint64
 	numTags int // nodes of the tree (header.txt's cct_tags)
+	// experiment.xml's table sizes (header.txt), kept when the tables
+	// are dropped for procNames, fileNames and modNames
+	numProcs, numFiles, numModules int
 
 	procNames []string // procedure names, each procedure id once
 	fileNames []string // file names; [0] is "" for a file id with no entry
 	modNames  []string
 
-	// frame paths (PF ctx ids only)
+	// frames: the procedure-frame contexts, numbered in tree order
+	frameCtx   []int32 // frame -> its ctx id
 	pathLen    []int32 // bytes of "root;...;leaf"
 	pathCSVLen []int32 // the same as one CSV field
 	frameDepth []int32
 	nameCSVLen []int32     // the frame's procedure name as one CSV field
-	links      []frameLink // PF ctx -> enclosing frame and name, one cache line per path step
+	links      []frameLink // frame -> enclosing frame and name, one cache line per path step
 	nameBytes  []byte      // procedure names of the frames, each once
 
 	visible   []metricCol // summary columns: MetricTable entries with show != 4
@@ -151,7 +160,9 @@ func (d *db) buildModel() *model {
 	m.numCtx = n
 	m.buildTree()
 	m.numTags = len(x.Nodes)
-	x.Nodes = nil // the views use the model's tables from here on
+	m.numProcs, m.numFiles, m.numModules = len(x.Procedures), len(x.Files), len(x.Modules)
+	// the views use the model's tables from here on
+	x.Nodes, x.Procedures, x.Files, x.Modules = nil, nil, nil, nil
 	if m.meta != nil {
 		m.meta.Contexts = nil
 	}
@@ -232,11 +243,6 @@ func (m *model) buildTree() {
 	m.mod = make([]int32, n)
 	m.line = make([]int32, n)
 	m.addr = make([]uint64, n)
-	m.pathLen = make([]int32, n)
-	m.pathCSVLen = make([]int32, n)
-	m.frameDepth = make([]int32, n)
-	m.nameCSVLen = make([]int32, n)
-	m.links = make([]frameLink, n)
 	nameIdx := map[int32]frameLink{}
 	for i := range m.parent {
 		m.parent[i], m.frame[i], m.proc[i] = -1, -1, -1
@@ -245,8 +251,8 @@ func (m *model) buildTree() {
 	fileOf := make([]int32, len(x.Nodes)) // node -> effective file (index into fileNames)
 	modOf := make([]int32, len(x.Nodes))
 	nodeCtx := make([]int32, len(x.Nodes)) // node -> ctx id of the context it belongs to
-	pathQ := make([]int32, n)              // '"' count of the path
-	pathNeed := make([]bool, n)
+	var pathQ []int32                      // frame -> '"' count of the path
+	var pathNeed []bool
 	for i := range x.Nodes {
 		nd := &x.Nodes[i]
 		file, mod := t.files[nd.File], t.mods[nd.Module] // 0 when absent or without an entry
@@ -284,7 +290,8 @@ func (m *model) buildTree() {
 			m.frame[c] = m.frame[pctx]
 			continue
 		}
-		m.frame[c] = c
+		f := int32(len(m.frameCtx))
+		m.frame[c] = f
 		name := m.procNames[m.proc[c]]
 		pf := m.frame[pctx]
 		link, ok := nameIdx[m.proc[c]]
@@ -294,25 +301,35 @@ func (m *model) buildTree() {
 			m.nameBytes = append(m.nameBytes, name...)
 		}
 		link.up = pf
-		m.links[c] = link
 		l, q := int32(len(name)), int32(strings.Count(name, `"`))
 		need := strings.ContainsAny(name, ",\"\r\n")
+		depth := int32(1)
 		if pf >= 0 {
 			l += m.pathLen[pf] + 1
 			q += pathQ[pf]
 			need = need || pathNeed[pf]
-			m.frameDepth[c] = m.frameDepth[pf] + 1
+			depth = m.frameDepth[pf] + 1
 		} else {
 			need = need || render.FieldNeedsQuotes(name) || name == ""
-			m.frameDepth[c] = 1
 		}
-		m.pathLen[c], pathQ[c], pathNeed[c] = l, q, need
-		m.nameCSVLen[c] = int32(len(render.AppendCSVField(nil, name)))
-		m.pathCSVLen[c] = l
+		csvLen := l
 		if need {
-			m.pathCSVLen[c] = l + 2 + q
+			csvLen = l + 2 + q
 		}
+		m.frameCtx = append(m.frameCtx, c)
+		m.links = append(m.links, link)
+		m.frameDepth = append(m.frameDepth, depth)
+		m.pathLen = append(m.pathLen, l)
+		m.pathCSVLen = append(m.pathCSVLen, csvLen)
+		m.nameCSVLen = append(m.nameCSVLen, int32(len(render.AppendCSVField(nil, name))))
+		pathQ, pathNeed = append(pathQ, q), append(pathNeed, need)
 	}
+	m.frameCtx = slices.Clone(m.frameCtx)
+	m.links = slices.Clone(m.links)
+	m.frameDepth = slices.Clone(m.frameDepth)
+	m.pathLen = slices.Clone(m.pathLen)
+	m.pathCSVLen = slices.Clone(m.pathCSVLen)
+	m.nameCSVLen = slices.Clone(m.nameCSVLen)
 }
 
 // setTag records what the views show of context c, whose tag is nd.

@@ -114,9 +114,9 @@ func (d *db) headerText() ([]byte, error) {
 		kv("db_max_time_ns", t.MaxTime)
 		kv("time_units_per_sec", t.Units)
 	}
-	kv("load_modules", len(x.Modules))
-	kv("files", len(x.Files))
-	kv("procedures", len(x.Procedures))
+	kv("load_modules", m.numModules)
+	kv("files", m.numFiles)
+	kv("procedures", m.numProcs)
 	kv("cct_tags", m.numTags)
 	kv("max_context_id", uint64(x.MaxCtx))
 binary:
@@ -504,8 +504,8 @@ func (d *db) proceduresCSV() ([]byte, error) {
 			order = append(order, a)
 		}
 		outer := true // no enclosing frame of the same procedure
-		for f := m.frame[m.parent[c]]; f >= 0; f = m.frame[m.parent[f]] {
-			if m.proc[f] == proc {
+		for f := m.frame[m.parent[c]]; f >= 0; f = m.frame[m.parent[m.frameCtx[f]]] {
+			if m.proc[m.frameCtx[f]] == proc {
 				outer = false
 				break
 			}
