@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
@@ -84,13 +85,19 @@ func TestSpeedscopeImports(t *testing.T) {
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "trace.json"},
 		{testdata.Corpus(t, "ovni", "v1-two-procs"), "trace.json"},
+		{filepath.Join(testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks"), "ovni"), "trace.json"},          // mark bursts
+		{filepath.Join(testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks"), "ovni"), "trace/window-1.json"}, // limit below
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "flame/cputime_ns_sum.folded"},
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "trace.json"},
 	}
 	tmp := t.TempDir()
 	for i, v := range views {
+		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
+			interchange.SetWindowLimit(5000)
+		}
 		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
+		interchange.SetWindowLimit(interchange.DefaultWindowLimit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +136,11 @@ func TestFlameGraphSVGRenders(t *testing.T) {
 	tmp := t.TempDir()
 	page := "<!DOCTYPE html><html><body style=\"margin:0\">\n"
 	for i, v := range views {
+		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
+			interchange.SetWindowLimit(5000)
+		}
 		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
+		interchange.SetWindowLimit(interchange.DefaultWindowLimit)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,15 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scale=${SCALE:-1}
+formats=" ${FORMATS:-callgrind webgrind hpcrun ovni hpcdb} "
+limit=${WINDOW_LIMIT:-268435456}
+want() { [[ $formats == *" $1 "* ]]; }
 n() { awk -v v="$1" -v s="$scale" 'BEGIN { printf "%d", v * s }'; }
 work=$(mktemp -d)
 trap 'for m in "$work"/mnt-*; do fusermount3 -u "$m" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 go build -o "$work/hpcfs" ./cmd/hpcfs
-go run ./testdata/cmd/gencallgrind -size "$(n 100000000)" -functions 20000 -o "$work/callgrind.out.big" >/dev/null
-go run ./testdata/cmd/genwebgrind -functions "$(n 100000)" -calls "$(n 1000000)" -o "$work/big.webgrind" >/dev/null
-go run ./testdata/cmd/genhpcrun -nodes "$(n 1000000)" -metrics 4 -trace "$(n 1000000)" -o "$work/big.hpcrun" >/dev/null
-go run ./testdata/cmd/genovni -threads 4 -events "$(n 1000000)" "$work/ovni" >/dev/null
-go run ./testdata/cmd/genhpcdb -threads 16 -contexts "$(n 200000)" -samples "$(n 200000)" "$work/db" >/dev/null
+! want callgrind || go run ./testdata/cmd/gencallgrind -size "$(n 100000000)" -functions 20000 -o "$work/callgrind.out.big" >/dev/null
+! want webgrind || go run ./testdata/cmd/genwebgrind -functions "$(n 100000)" -calls "$(n 1000000)" -o "$work/big.webgrind" >/dev/null
+! want hpcrun || go run ./testdata/cmd/genhpcrun -nodes "$(n 1000000)" -metrics 4 -trace "$(n 1000000)" -o "$work/big.hpcrun" >/dev/null
+! want ovni || go run ./testdata/cmd/genovni -threads 4 -events "$(n 1000000)" "$work/ovni" >/dev/null
+! want hpcdb || go run ./testdata/cmd/genhpcdb -threads 16 -contexts "$(n 200000)" -samples "$(n 200000)" "$work/db" >/dev/null
 
 ms() { date +%s%N; }
 el() { echo "$(( ($2 - $1) / 1000000 )) ms"; }
@@ -27,7 +30,7 @@ view() { # mountpoint, path
 bench() { # name, source, profile dir or "", has trace
 	local m="$work/mnt-$1"
 	mkdir "$m"
-	/usr/bin/time -v -o "$work/time-$1.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$2" "$m" &
+	/usr/bin/time -v -o "$work/time-$1.txt" "$work/hpcfs" --trace-window-limit "$limit" mount -f --log-level warn --index-dir "" "$2" "$m" &
 	until grep -qs " $m " /proc/mounts; do sleep 0.01; done
 	echo "$1: $(du -sh --apparent-size "$2" | cut -f1) input"
 	if [ -n "$3" ]; then
@@ -39,14 +42,20 @@ bench() { # name, source, profile dir or "", has trace
 	fi
 	if [ "$4" = 1 ]; then
 		view "$m" trace.json
-		view "$m" "trace/$(ls "$m/trace" | head -1)"
+		local t0 t1 w
+		t0=$(ms); ls "$m/trace" > "$work/trace-ls"; t1=$(ms)
+		echo "  ls trace/ (plans windows when trace.json > $limit B)  $(el "$t0" "$t1")"
+		view "$m" "trace/$(grep -v '^window-' "$work/trace-ls" | head -1)"
+		for w in $(grep '^window-' "$work/trace-ls" || true); do
+			view "$m" "trace/$w"
+		done
 	fi
 	fusermount3 -u "$m"
 	wait
 	echo "  peak RSS of the mount: $(awk -F': ' '/Maximum resident/ {print $2}' "$work/time-$1.txt") KB"
 }
-bench callgrind "$work/callgrind.out.big" . 0
-bench webgrind "$work/big.webgrind" . 0
-bench hpcrun "$work/big.hpcrun" big 1
-bench ovni "$work/ovni" "" 1
-bench hpcdb "$work/db" . 1
+! want callgrind || bench callgrind "$work/callgrind.out.big" . 0
+! want webgrind || bench webgrind "$work/big.webgrind" . 0
+! want hpcrun || bench hpcrun "$work/big.hpcrun" big 1
+! want ovni || bench ovni "$work/ovni" "" 1
+! want hpcdb || bench hpcdb "$work/db" . 1
