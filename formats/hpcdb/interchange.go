@@ -220,7 +220,7 @@ func (e *traceEvents) Next(emit func(*interchange.Event)) error {
 		}
 	}
 	ev := &interchange.Event{Name: name, Cat: "sample", TS: ts,
-		Args: `"ctx_id":` + strconv.FormatUint(uint64(first.Ctx), 10) + `,"samples":` + strconv.FormatUint(end-start, 10)}
+		Args: strconv.AppendUint(append(strconv.AppendUint([]byte(`"ctx_id":`), uint64(first.Ctx), 10), `,"samples":`...), end-start, 10)}
 	if until == first.Time {
 		ev.Instant = true
 	} else {

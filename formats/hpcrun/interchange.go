@@ -262,7 +262,7 @@ func (e *traceEvents) Next(emit func(*interchange.Event)) error {
 	}
 	e.next = end
 	ev := &interchange.Event{Name: e.location(first.NodeID), Cat: "sample", TS: ts,
-		Args: `"ctx_id":` + strconv.FormatUint(uint64(first.NodeID), 10) + `,"samples":` + strconv.FormatInt(end-start, 10)}
+		Args: strconv.AppendInt(append(strconv.AppendUint([]byte(`"ctx_id":`), uint64(first.NodeID), 10), `,"samples":`...), end-start, 10)}
 	if until == first.Time {
 		ev.Instant = true
 	} else {

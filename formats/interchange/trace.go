@@ -23,7 +23,7 @@ type Event struct {
 	Name, Cat string
 	TS, Dur   int64
 	Instant   bool
-	Args      string // a JSON object's members without braces, "" for none
+	Args      []byte // a JSON object's members without braces, empty for none (may be the adapter's buffer: valid during emit)
 }
 
 // End is when the event ends: TS+Dur, TS for an instant event.
@@ -292,7 +292,7 @@ func appendEvent(dst []byte, t *Track, e *Event) []byte {
 		dst = append(dst, `,"cat":`...)
 		dst = AppendJSONString(dst, e.Cat)
 	}
-	if e.Args != "" {
+	if len(e.Args) > 0 {
 		dst = append(dst, `,"args":{`...)
 		dst = append(dst, e.Args...)
 		dst = append(dst, '}')

@@ -62,69 +62,57 @@ func (w *window) head() string {
 	return "{\"displayTimeUnit\":\"ns\",\"otherData\":{" + w.otherData + "},\"traceEvents\":[\n"
 }
 
+// A histogram holds the bytes of the events starting and ending in each
+// of windowBuckets buckets of width ns from 0; it doubles the width (adds
+// pairs of buckets) when a later time comes, so one pass needs no end.
+type histogram struct {
+	width      int64
+	start, end [windowBuckets]int64
+	used       int // buckets 0..used-1 hold events
+}
+
+func (h *histogram) bucket(t int64) int {
+	t = max(t, 0)
+	for t/h.width >= windowBuckets && h.width <= math.MaxInt64/4 {
+		for b := range windowBuckets / 2 {
+			h.start[b] = h.start[2*b] + h.start[2*b+1]
+			h.end[b] = h.end[2*b] + h.end[2*b+1]
+		}
+		clear(h.start[windowBuckets/2:])
+		clear(h.end[windowBuckets/2:])
+		h.used = (h.used + 1) / 2
+		h.width *= 2
+	}
+	b := int(min(t/h.width, windowBuckets-1))
+	h.used = max(h.used, b+1)
+	return b
+}
+
+func (h *histogram) add(e *Event, size int64) {
+	last := e.TS
+	if !e.Instant && e.Dur > 0 {
+		last = e.TS + e.Dur - 1
+	}
+	eb := h.bucket(last) // first: it may widen the buckets
+	h.start[h.bucket(e.TS)] += size
+	h.end[eb] += size
+}
+
+// snapEvery is how many records the position pass reads between two
+// saved positions: the position before a record is found again by
+// reading at most that many records from the last one.
+const snapEvery = 1024
+
 // planWindows splits tr into windows of one span, the longest for which
 // each window's estimated size (every event it overlaps, whole, plus the
 // metadata) stays within limit, or 1/windowBuckets of the trace's span
-// when none does. It reads the trace three times: for its end, for the
-// histogram of event bytes over time, and for each track's position at
-// each window's start. Memory: the histogram and windows x tracks
-// positions. nil when the trace cannot be read, or when its metadata
-// alone (thread names) exceed the limit.
+// when none does. It reads the trace twice: for the histogram of event
+// bytes over time, and for each track's position at each window's start.
+// Memory: the histogram and windows x tracks positions. nil when the
+// trace cannot be read, or when its metadata alone (thread names) exceed
+// the limit.
 func planWindows(tr Trace, limit int64) []*window {
 	tracks := tr.Tracks()
-	var end int64
-	var scratch []byte
-	each := func(fn func(i int, ev Events, size int64, e *Event)) bool {
-		for i := range tracks {
-			ev, err := tr.Events(i, Pos{})
-			if err != nil {
-				if render.IsDataError(err) {
-					continue
-				}
-				return false
-			}
-			t := &tracks[i]
-			emit := func(e *Event) {
-				scratch = appendEvent(scratch[:0], t, e)
-				fn(i, ev, int64(len(scratch)), e)
-			}
-			for {
-				err := ev.Next(emit)
-				if err == io.EOF || err != nil && render.IsDataError(err) {
-					break
-				}
-				if err != nil {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	if !each(func(_ int, _ Events, _ int64, e *Event) { end = max(end, e.End()) }) {
-		return nil
-	}
-	width := end/windowBuckets + 1 // windowBuckets*width > end
-	bucket := func(t int64) int { return int(min(max(t, 0)/width, windowBuckets-1)) }
-	var starting [windowBuckets]int64     // bytes of the events starting in a bucket
-	var crossing [windowBuckets + 1]int64 // differences of the bytes of events running into a bucket
-	if !each(func(_ int, _ Events, size int64, e *Event) {
-		sb, eb := bucket(e.TS), bucket(e.TS)
-		if !e.Instant && e.Dur > 0 {
-			eb = bucket(e.TS + e.Dur - 1)
-		}
-		starting[sb] += size
-		if eb > sb {
-			crossing[sb+1] += size
-			crossing[eb+1] -= size
-		}
-	}) {
-		return nil
-	}
-	var into [windowBuckets]int64 // bytes of the events running into a bucket from before
-	for b, run := 0, int64(0); b < windowBuckets; b++ {
-		run += crossing[b]
-		into[b] = run
-	}
 	c := &traceCursor{g: &traceGen{tr: tr, one: -1}, all: tracks, tracks: make([]int, len(tracks))}
 	for i := range c.tracks {
 		c.tracks[i] = i
@@ -133,13 +121,44 @@ func planWindows(tr Trace, limit int64) []*window {
 	if fixed >= limit {
 		return nil // windows cannot help
 	}
+	h := &histogram{width: 1}
+	var scratch []byte
+	for i := range tracks {
+		ev, err := tr.Events(i, Pos{})
+		if err != nil {
+			if render.IsDataError(err) {
+				continue
+			}
+			return nil
+		}
+		t := &tracks[i]
+		emit := func(e *Event) {
+			scratch = appendEvent(scratch[:0], t, e)
+			h.add(e, int64(len(scratch)))
+		}
+		for {
+			err := ev.Next(emit)
+			if err == io.EOF || err != nil && render.IsDataError(err) {
+				break
+			}
+			if err != nil {
+				return nil
+			}
+		}
+	}
+	var into [windowBuckets]int64 // bytes of the events running into a bucket from before
+	for b, started, ended := 1, int64(0), int64(0); b < windowBuckets; b++ {
+		started += h.start[b-1]
+		ended += h.end[b-1]
+		into[b] = started - ended
+	}
 	per := 1 // buckets per window
-	for k := windowBuckets; k >= 1; k-- {
+	for k := max(h.used, 1); k >= 1; k-- {
 		fits := true
-		for first := 0; first < windowBuckets && fits; first += k {
+		for first := 0; first < h.used && fits; first += k {
 			size := fixed + into[first]
 			for b := first; b < min(first+k, windowBuckets); b++ {
-				size += starting[b]
+				size += h.start[b]
 			}
 			fits = size <= limit
 		}
@@ -148,8 +167,8 @@ func planWindows(tr Trace, limit int64) []*window {
 			break
 		}
 	}
-	n := (windowBuckets + per - 1) / per
-	span := int64(per) * width
+	n := max((h.used+per-1)/per, 1)
+	span := int64(per) * h.width
 	wins := make([]*window, n)
 	for k := range wins {
 		w := &window{k: k, n: n, from: int64(k) * span, to: int64(k+1) * span, span: [2]int64{int64(k) * span, int64(k+1) * span}, starts: make([]Pos, len(tracks))}
@@ -169,33 +188,66 @@ func planWindows(tr Trace, limit int64) []*window {
 	// Each track's position at the record that first ends at or after a
 	// window's start (records end in time order): what it emits from there
 	// on is what that window and the later ones hold.
-	next := make([]int, len(tracks))
-	var before Pos
-	var maxEnd int64
 	for i := range tracks {
-		next[i] = 1
-		ev, err := tr.Events(i, Pos{})
-		if err != nil {
-			continue
-		}
-		for next[i] < n {
-			before, maxEnd = ev.State(), math.MinInt64
-			err := ev.Next(func(e *Event) { maxEnd = max(maxEnd, e.End()) })
-			if err != nil {
-				if err == io.EOF {
-					before = ev.State()
-				}
-				for ; next[i] < n; next[i]++ {
-					wins[next[i]].starts[i] = before
-				}
-				break
-			}
-			for ; next[i] < n && maxEnd >= wins[next[i]].from; next[i]++ {
-				wins[next[i]].starts[i] = before
-			}
+		if n > 1 && !seekWindows(tr, i, wins) {
+			return nil
 		}
 	}
 	return wins
+}
+
+// seekWindows finds track i's start in each window but the first. The
+// position before a record is read again from the last saved one (State
+// of every record would copy an ovni reader's open bursts each time).
+func seekWindows(tr Trace, i int, wins []*window) bool {
+	ev, err := tr.Events(i, Pos{})
+	if err != nil {
+		return render.IsDataError(err) // no events: the windows start it at its beginning
+	}
+	next := 1
+	var snap Pos
+	since := 0 // records read after snap
+	before := func(records int) Pos {
+		r, err := tr.Events(i, snap)
+		for k := 0; k < records && err == nil; k++ {
+			err = r.Next(func(*Event) {})
+		}
+		if err != nil {
+			return snap
+		}
+		return r.State()
+	}
+	var maxEnd int64
+	noteEnd := func(e *Event) { maxEnd = max(maxEnd, e.End()) }
+	for next < len(wins) {
+		if since == snapEvery {
+			snap, since = ev.State(), 0
+		}
+		maxEnd = math.MinInt64
+		err := ev.Next(noteEnd)
+		if err != nil {
+			if err != io.EOF && !render.IsDataError(err) {
+				return false
+			}
+			at := before(since)
+			if err == io.EOF {
+				at = ev.State()
+			}
+			for ; next < len(wins); next++ {
+				wins[next].starts[i] = at
+			}
+			return true
+		}
+		since++
+		if maxEnd >= wins[next].from {
+			at := before(since - 1)
+			for ; next < len(wins) && maxEnd >= wins[next].from; next++ {
+				wins[next].starts[i] = at
+			}
+			snap, since = at, 1
+		}
+	}
+	return true
 }
 
 // windowName is window k's file name of n, numbered with equal widths so

@@ -104,7 +104,7 @@ type burstRole struct {
 // pairs of events.csv's names, the task execution of nOS-V, Nanos6 and
 // OpenMP (execute or resume .. end or pause), OpenMP worksharing and
 // ovni's marks. Other events whose value is '[' or ']' open and close a
-// burst of their model and category (roleOf).
+// burst of their model and category (infoOf).
 var burstRoles = func() map[[3]byte]burstRole {
 	m := map[[3]byte]burstRole{}
 	add := func(mcvs []string, kind int, open bool, name string) {
@@ -135,15 +135,43 @@ var burstRoles = func() map[[3]byte]burstRole {
 	return m
 }()
 
-// roleOf finds the role of an event; ok is false for single events.
-func roleOf(mcv [3]byte) (r burstRole, ok bool) {
-	if r, ok := burstRoles[mcv]; ok {
-		return r, true
+// An mcvInfo is what trace.json needs of an MCV: its burst role, if any,
+// and its name as an instant event.
+type mcvInfo struct {
+	role   burstRole
+	paired bool
+	name   string
+}
+
+// mcvInfos holds the MCVs of burstRoles and eventNames, keyed by mcvKey
+// (a uint32 hashes faster than a [3]byte: one lookup per event).
+var mcvInfos = func() map[uint32]mcvInfo {
+	m := map[uint32]mcvInfo{}
+	for mcv, name := range eventNames {
+		m[mcvKey(mcv)] = mcvInfo{name: name}
 	}
+	for mcv, r := range burstRoles {
+		i := m[mcvKey(mcv)]
+		i.role, i.paired = r, true
+		m[mcvKey(mcv)] = i
+	}
+	return m
+}()
+
+func mcvKey(mcv [3]byte) uint32 { return uint32(mcv[0])<<16 | uint32(mcv[1])<<8 | uint32(mcv[2]) }
+
+// infoOf finds what trace.json shows of an event: an MCV in neither table
+// is named by itself, and opens or closes a burst of its model and
+// category when its value is '[' or ']'.
+func infoOf(mcv [3]byte) mcvInfo {
+	if i, ok := mcvInfos[mcvKey(mcv)]; ok {
+		return i
+	}
+	i := mcvInfo{name: string(mcv[:])}
 	if mcv[2] == '[' || mcv[2] == ']' {
-		return burstRole{kind: -1 - int32(mcv[0])<<8 - int32(mcv[1]), open: mcv[2] == '[', name: string(mcv[:2]) + " region"}, true
+		i.role, i.paired = burstRole{kind: -1 - int32(mcv[0])<<8 - int32(mcv[1]), open: mcv[2] == '[', name: string(mcv[:2]) + " region"}, true
 	}
-	return burstRole{}, false
+	return i
 }
 
 // maxBurstPayload is the longest opening payload a burst's args show;
@@ -204,11 +232,11 @@ func (e *chromeEvents) resume(aux []uint64) error {
 		if err := e.s.NewReader(int64(off), 4096).Next(&ev); err != nil {
 			return err
 		}
-		r, ok := roleOf(ev.MCV)
-		if !ok || !r.open {
+		i := infoOf(ev.MCV)
+		if !i.paired || !i.role.open {
 			return render.ErrBadState
 		}
-		e.push(r, &ev)
+		e.push(i.role, &ev)
 	}
 	return nil
 }
@@ -254,25 +282,26 @@ func (e *chromeEvents) Next(emit func(*interchange.Event)) error {
 	}
 	ev := &e.ev
 	e.last = ev.Clock
-	r, ok := roleOf(ev.MCV)
+	info := infoOf(ev.MCV)
+	r := info.role
 	switch {
-	case !ok:
-		e.instant(ev, "", emit)
+	case !info.paired:
+		e.instant(ev, info.name, "", emit)
 	case r.open && len(e.stack) < maxOpen:
 		e.push(r, ev)
 	case r.open:
 		e.over++
-		e.instant(ev, "begin beyond "+strconv.Itoa(maxOpen)+" nested bursts", emit)
+		e.instant(ev, info.name, "begin beyond "+strconv.Itoa(maxOpen)+" nested bursts", emit)
 	case e.over > 0:
 		e.over--
-		e.instant(ev, "end beyond "+strconv.Itoa(maxOpen)+" nested bursts", emit)
+		e.instant(ev, info.name, "end beyond "+strconv.Itoa(maxOpen)+" nested bursts", emit)
 	default:
 		k := len(e.stack) - 1
 		for k >= 0 && e.stack[k].role.kind != r.kind {
 			k--
 		}
 		if k < 0 {
-			e.instant(ev, "end without a begin", emit)
+			e.instant(ev, info.name, "end without a begin", emit)
 			break
 		}
 		for len(e.stack) > k+1 {
@@ -309,7 +338,7 @@ func (e *chromeEvents) closeTop(clock uint64, end *ovni.Event, note string, emit
 		a = interchange.AppendJSONString(a, note)
 	}
 	e.args = a
-	e.out = interchange.Event{Name: b.role.name, Cat: string(b.mcv[:1]), TS: e.rel(b.clock), Args: string(a)}
+	e.out = interchange.Event{Name: b.role.name, Cat: string(b.mcv[:1]), TS: e.rel(b.clock), Args: a}
 	if clock > b.clock {
 		e.out.Dur = int64(clock - b.clock)
 	}
@@ -317,7 +346,7 @@ func (e *chromeEvents) closeTop(clock uint64, end *ovni.Event, note string, emit
 	emit(&e.out)
 }
 
-func (e *chromeEvents) instant(ev *ovni.Event, note string, emit func(*interchange.Event)) {
+func (e *chromeEvents) instant(ev *ovni.Event, name, note string, emit func(*interchange.Event)) {
 	a := append(e.args[:0], `"mcv":`...)
 	a = appendMCV(a, ev.MCV)
 	a = appendPayload(a, "payload", ev.Payload, len(ev.Payload))
@@ -326,11 +355,7 @@ func (e *chromeEvents) instant(ev *ovni.Event, note string, emit func(*interchan
 		a = interchange.AppendJSONString(a, note)
 	}
 	e.args = a
-	name, ok := eventNames[ev.MCV]
-	if !ok {
-		name = string(ev.MCV[:])
-	}
-	e.out = interchange.Event{Name: name, Cat: string(ev.MCV[:1]), TS: e.rel(ev.Clock), Instant: true, Args: string(a)}
+	e.out = interchange.Event{Name: name, Cat: string(ev.MCV[:1]), TS: e.rel(ev.Clock), Instant: true, Args: a}
 	emit(&e.out)
 }
 
