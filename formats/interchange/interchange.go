@@ -182,8 +182,6 @@ func TraceReadme() string {
 chrome://tracing and speedscope):
   trace.json             every thread: one pid per process or rank, one tid per thread;
                          ts and dur in microseconds with the nanosecond digits kept
-  trace/<thread>.json    one thread each, for traces larger than a viewer loads
-                         (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
   trace/window-<k>.json  only when trace.json is larger than ` + strconv.FormatInt(WindowLimit(), 10) + ` bytes (hpcfs
                          --trace-window-limit): every thread in consecutive time windows of
                          one span, the longest for which each window's events come to at
@@ -191,5 +189,7 @@ chrome://tracing and speedscope):
                          of the trace's time do); "otherData" gives its start_us and end_us.
                          An X event crossing a window's edge is clipped to each window it
                          overlaps, so its parts add up to its duration in trace.json.
+  trace/<thread>.json    one thread each, for traces larger than a viewer loads
+                         (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
 `
 }
