@@ -1,8 +1,11 @@
 package hpcrun
 
 import (
+	"cmp"
 	"io"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,8 +85,12 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		lm     uint16
 		ip     uint64
 	}
-	index := map[uint32]int{}
+	type idIndex struct {
+		id uint32
+		i  int32
+	}
 	var nodes []shape
+	var byID []idIndex // sorted by id below; the last node of an id wins
 	nr := f.NodeReader(e, 0)
 	var n hpcrun.Node
 	var err error
@@ -91,11 +98,19 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		if err = nr.Next(&n); err != nil {
 			break
 		}
-		index[n.AbsID()] = len(nodes)
+		byID = append(byID, idIndex{n.AbsID(), int32(len(nodes))})
 		nodes = append(nodes, shape{n.Parent, n.LMID, n.IP})
 	}
 	if err == io.EOF {
 		err = nil
+	}
+	slices.SortStableFunc(byID, func(a, b idIndex) int { return cmp.Compare(a.id, b.id) })
+	index := func(id uint32) (int, bool) {
+		k := sort.Search(len(byID), func(j int) bool { return byID[j].id > id })
+		if k == 0 || byID[k-1].id != id {
+			return 0, false
+		}
+		return int(byID[k-1].i), true
 	}
 	tn := make([]int32, len(nodes))
 	for i := range tn {
@@ -108,7 +123,7 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		}
 		s := nodes[i]
 		parent := interchange.Root
-		if pi, ok := index[s.parent]; ok && s.parent != 0 && depth < 1<<16 {
+		if pi, ok := index(s.parent); ok && s.parent != 0 && depth < 1<<16 {
 			parent = resolve(pi, depth+1)
 		}
 		if s.parent == 0 && s.lm == 0 && !e.Sparse {

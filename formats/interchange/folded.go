@@ -63,7 +63,7 @@ func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 // separated by sep; scratch is reused for the path.
 func (t *Tree) appendStack(dst []byte, x int32, sep byte, scratch *[]int32) []byte {
 	if x == Root {
-		return append(dst, t.label(Root)...)
+		return append(dst, rootLabel...)
 	}
 	path := (*scratch)[:0]
 	for y := x; y != Root; y = t.parent[y] {
@@ -71,7 +71,7 @@ func (t *Tree) appendStack(dst []byte, x int32, sep byte, scratch *[]int32) []by
 	}
 	*scratch = path
 	for i := len(path) - 1; i >= 0; i-- {
-		dst = append(dst, t.label(path[i])...)
+		dst = append(dst, t.labelBytes(path[i])...)
 		if i > 0 {
 			dst = append(dst, sep)
 		}

@@ -21,14 +21,18 @@ import (
 
 // A Profile is the tree of one source, built once on first use.
 type Profile struct {
-	build    func() (*Tree, error)
-	title    string
-	comments []string
-	report   func(view string) func(error)
+	build   func() (*Tree, error)
+	title   string
+	comment []string
+	report  func(view string) func(error)
 
-	once sync.Once
-	t    *Tree
-	err  error
+	once     sync.Once
+	t        *Tree
+	err      error
+	comments []int32 // string ids of comments
+
+	planOnce sync.Once
+	plan     *pprofPlan
 }
 
 // NewProfile returns a profile whose tree build makes on first use. A
@@ -36,7 +40,7 @@ type Profile struct {
 // the tree it returned with it is used; any other error fails the views.
 // title heads the flame graphs; comments go into the pprof profile.
 func NewProfile(build func() (*Tree, error), title string, comments []string, report func(view string) func(error)) *Profile {
-	return &Profile{build: build, title: title, comments: comments, report: report}
+	return &Profile{build: build, title: title, comment: comments, report: report}
 }
 
 func (p *Profile) tree() (*Tree, error) {
@@ -52,6 +56,7 @@ func (p *Profile) tree() (*Tree, error) {
 			t = NewTree(nil)
 		}
 		if t != nil {
+			p.comments = t.intern(p.comment)
 			t.Done()
 		}
 		p.t, p.err = t, err
@@ -69,14 +74,18 @@ func (p *Profile) AddViews(dir *vfs.Dir) {
 // Entries are flame/ (listed on first use: listing builds the tree) and
 // profile.pb.gz.
 func (p *Profile) Entries() []vfs.Entry {
-	pb := render.Bytes(pinned(func() ([]byte, error) {
-		t, err := p.tree()
-		if err != nil {
-			return nil, err
-		}
-		return pprofBytes(t, p.comments)
-	}), p.report("profile.pb.gz"))
+	pb := render.Stream(&pprofGen{p: p}, p.report("profile.pb.gz"))
 	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)}}
+}
+
+// pprofPlan is the profile's pprofPlan, made on first use.
+func (p *Profile) pprofPlan() (*pprofPlan, error) {
+	t, err := p.tree()
+	if err != nil {
+		return nil, err
+	}
+	p.planOnce.Do(func() { p.plan = newPprofPlan(t, p.comments) })
+	return p.plan, nil
 }
 
 func (p *Profile) flameEntries() []vfs.Entry {
@@ -101,12 +110,11 @@ func (p *Profile) flameEntries() []vfs.Entry {
 	return out
 }
 
-// pinned renders fn once and keeps its bytes: a gzip stream or an SVG
-// cannot resume from a checkpoint, and render.Bytes alone would render
-// such a view again on every read once it outgrows the shared cache
-// (quadratic for a 40 MB profile.pb.gz). The bytes live as long as the
-// view; they are the compressed profile or the pruned picture, smaller
-// than the tree they come from.
+// pinned renders fn once and keeps its bytes: an SVG cannot resume from a
+// checkpoint, and render.Bytes alone would render such a view again on
+// every read once it outgrows the shared cache. The bytes live as long as
+// the view; they are the pruned picture, smaller than the tree it comes
+// from.
 func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 	var once sync.Once
 	var b []byte

@@ -2,55 +2,132 @@ package interchange
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
+	"hash/crc32"
+	"io"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
-// pprofBytes encodes t as a gzipped pprof profile (profile.proto of
+// profile.pb.gz is a gzipped pprof profile (profile.proto of
 // github.com/google/pprof): one sample type per metric, one sample per
 // node with a non-zero exclusive value (its stack leaf first), one
-// location per frame, one function per (name, file) and one mapping per
-// load module. It writes the protobuf fields straight from the tree into
-// the gzip stream, so that building the profile never holds a second copy
-// of the tree: what it keeps besides the compressed output is the string
-// table and one id per function. (The profile package's Profile would
-// hold every sample's stack again, 490 MB for a 1M-node hpcrun CCT; the
-// tests read the result back with it and with go tool pprof.)
-func pprofBytes(t *Tree, comments []string) ([]byte, error) {
-	var out bytes.Buffer
-	w := &pbWriter{strings: map[string]int64{"": 0}, list: []string{""}}
-	w.gz, _ = gzip.NewWriterLevel(&out, gzip.BestSpeed)
-	nm := len(t.Metrics)
-	for _, m := range t.Metrics {
-		w.msg.reset()
-		w.msg.int(1, w.str(m.Name))
-		w.msg.int(2, w.str(m.Unit))
-		w.field(1, &w.msg)
+// location per frame, one function per (label, file), one mapping per
+// load module, and the tree's interned strings as the string table.
+//
+// It streams through render's checkpoints instead of being held whole:
+// protobuf lets the top-level repeated fields come in any order and
+// interleaved, so the profile is a sequence of records (header, samples
+// in preorder, locations, functions, mappings, strings), cut into chunks
+// of about chunkRaw bytes. Each chunk is deflated by a fresh compressor
+// and ends with a sync flush (byte-aligned, no back-references into other
+// chunks), so any chunk can be compressed again from its first record
+// alone; together they are one deflate stream in one gzip member (pako,
+// hence speedscope, reads only a gzip file's first member). A cursor's
+// state is the next record plus the CRC-32 and length of the data before
+// it, for the gzip trailer. Sizing compresses the profile once; a read
+// compresses again only the chunks of its segment.
+
+// chunkRaw is the protobuf bytes per deflate chunk (at least one record).
+const chunkRaw = 256 << 10
+
+// pprofPlan is what the records need besides the tree: the pprof
+// function of each frame and the mapping of each module, computed once.
+type pprofPlan struct {
+	t        *Tree
+	fnOf     []int32 // per frame: function index
+	fnFrame  []int32 // per function: its first frame (label, file, name)
+	mapOf    map[int32]int32
+	mapFile  []int32
+	mapFlags [][2]bool // has file names, has line numbers
+	comments []int32
+	usedRoot bool
+	// record index of the first record of each section
+	samples, locations, functions, mappings, strings, end int
+}
+
+func newPprofPlan(t *Tree, comments []int32) *pprofPlan {
+	p := &pprofPlan{t: t, comments: comments, mapOf: map[int32]int32{}}
+	ft := &t.frames
+	nf := ft.Len()
+	p.fnOf = make([]int32, nf)
+	var index idTable
+	hash := func(fn int32) uint64 {
+		f := p.fnFrame[fn]
+		return mix(uint64(uint32(ft.label[f]))<<32 | uint64(uint32(ft.file[f])))
 	}
-	if nm > 0 {
-		w.top.reset()
-		w.top.int(14, w.str(t.Metrics[0].Name))
-		w.flush(&w.top)
+	for i := range int32(nf) {
+		label, file := ft.label[i], ft.file[i]
+		fn, slot := index.find(mix(uint64(uint32(label))<<32|uint64(uint32(file))), func(fn int32) bool {
+			f := p.fnFrame[fn]
+			return ft.label[f] == label && ft.file[f] == file
+		})
+		if fn < 0 {
+			fn = int32(len(p.fnFrame))
+			p.fnFrame = append(p.fnFrame, i)
+			index.insert(slot, fn, hash)
+		}
+		p.fnOf[i] = fn
+		if mod := ft.module[i]; mod != 0 {
+			mp, ok := p.mapOf[mod]
+			if !ok {
+				mp = int32(len(p.mapFile))
+				p.mapOf[mod] = mp
+				p.mapFile = append(p.mapFile, mod)
+				p.mapFlags = append(p.mapFlags, [2]bool{})
+			}
+			p.mapFlags[mp][0] = p.mapFlags[mp][0] || ft.file[i] != 0
+			p.mapFlags[mp][1] = p.mapFlags[mp][1] || ft.line[i] != 0
+		}
 	}
-	for _, c := range comments {
-		w.top.reset()
-		w.top.int(13, w.str(c))
-		w.flush(&w.top)
+	for m := range t.Metrics {
+		p.usedRoot = p.usedRoot || t.self(Root, m) != 0
 	}
-	rootLoc := uint64(len(t.frames) + 1) // the location of values at the root
-	usedRoot := false
-	for _, x := range t.order {
+	p.samples = 1
+	p.locations = p.samples + len(t.order)
+	p.functions = p.locations + nf + 1
+	p.mappings = p.functions + len(p.fnFrame) + 1
+	p.strings = p.mappings + len(p.mapFile)
+	p.end = p.strings + t.strs.Len()
+	return p
+}
+
+// appendRecord appends record r's top-level fields.
+func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
+	t := p.t
+	ft := &t.frames
+	nf := ft.Len()
+	rootLoc := uint64(nf + 1) // the location of values at the root
+	rootFn := uint64(len(p.fnFrame) + 1)
+	switch {
+	case r < p.samples:
+		for m := range t.Metrics {
+			w.msg.reset()
+			w.msg.int(1, int64(t.metricStr[m][0]))
+			w.msg.int(2, int64(t.metricStr[m][1]))
+			w.field(1, &w.msg)
+		}
+		if len(t.Metrics) > 0 {
+			w.out.int(14, int64(t.metricStr[0][0]))
+		}
+		for _, c := range p.comments {
+			w.out.int(13, int64(c))
+		}
+	case r < p.locations:
+		x := t.order[r-p.samples]
+		nm := len(t.Metrics)
 		vals := t.vals[int(x)*nm : int(x)*nm+nm]
 		nonzero := false
 		for _, v := range vals {
 			nonzero = nonzero || v != 0
 		}
 		if !nonzero {
-			continue
+			return
 		}
 		w.sub.reset()
 		if x == Root {
 			w.sub.uvarint(rootLoc)
-			usedRoot = true
 		} else {
 			for y := x; y != Root; y = t.parent[y] {
 				w.sub.uvarint(uint64(t.frame[y]) + 1)
@@ -64,82 +141,56 @@ func pprofBytes(t *Tree, comments []string) ([]byte, error) {
 		}
 		w.msg.bytes(2, w.sub.b)
 		w.field(2, &w.msg)
-	}
-	type fnKey struct{ name, file string }
-	functions := map[fnKey]uint64{}
-	mappings := map[string]uint64{}
-	var mapFiles []string
-	var mapFlags [][2]bool // has file names, has line numbers
-	for i, f := range t.frames {
-		label := FrameLabel(f)
-		k := fnKey{label, f.File}
-		fn := functions[k]
-		if fn == 0 {
-			fn = uint64(len(functions) + 1)
-			functions[k] = fn
-			w.msg.reset()
-			w.msg.uint(1, fn)
-			w.msg.int(2, w.str(label))
-			w.msg.int(3, w.str(f.Name))
-			w.msg.int(4, w.str(f.File))
-			w.field(5, &w.msg)
-		}
-		var mp uint64
-		if f.Module != "" {
-			mp = mappings[f.Module]
-			if mp == 0 {
-				mapFiles = append(mapFiles, f.Module)
-				mapFlags = append(mapFlags, [2]bool{})
-				mp = uint64(len(mapFiles))
-				mappings[f.Module] = mp
+	case r < p.functions:
+		i := r - p.locations
+		w.sub.reset()
+		w.msg.reset()
+		if i == nf {
+			if !p.usedRoot {
+				return
 			}
-			mapFlags[mp-1][0] = mapFlags[mp-1][0] || f.File != ""
-			mapFlags[mp-1][1] = mapFlags[mp-1][1] || f.Line != 0
+			w.sub.uint(1, rootFn)
+			w.msg.uint(1, rootLoc)
+		} else {
+			w.sub.uint(1, uint64(p.fnOf[i])+1)
+			w.sub.int(2, ft.line[i])
+			w.msg.uint(1, uint64(i)+1)
+			if mp, ok := p.mapOf[ft.module[i]]; ok {
+				w.msg.uint(2, uint64(mp)+1)
+			}
+			w.msg.uint(3, ft.addr[i])
 		}
-		w.sub.reset()
-		w.sub.uint(1, fn)
-		w.sub.int(2, f.Line)
-		w.msg.reset()
-		w.msg.uint(1, uint64(i)+1)
-		w.msg.uint(2, mp)
-		w.msg.uint(3, f.Addr)
 		w.msg.bytes(4, w.sub.b)
 		w.field(4, &w.msg)
-	}
-	if usedRoot {
-		fn := uint64(len(functions) + 1)
+	case r < p.mappings:
+		fn := r - p.functions
 		w.msg.reset()
-		w.msg.uint(1, fn)
-		w.msg.int(2, w.str(t.label(Root)))
+		if fn == len(p.fnFrame) {
+			if !p.usedRoot {
+				return
+			}
+			w.msg.uint(1, rootFn)
+			w.msg.int(2, int64(t.rootStr))
+		} else {
+			f := p.fnFrame[fn]
+			w.msg.uint(1, uint64(fn)+1)
+			w.msg.int(2, int64(ft.label[f]))
+			w.msg.int(3, int64(ft.name[f]))
+			w.msg.int(4, int64(ft.file[f]))
+		}
 		w.field(5, &w.msg)
-		w.sub.reset()
-		w.sub.uint(1, fn)
-		w.msg.reset()
-		w.msg.uint(1, rootLoc)
-		w.msg.bytes(4, w.sub.b)
-		w.field(4, &w.msg)
-	}
-	for i, file := range mapFiles {
+	case r < p.strings:
+		i := r - p.mappings
 		w.msg.reset()
 		w.msg.uint(1, uint64(i)+1)
-		w.msg.int(5, w.str(file))
+		w.msg.int(5, int64(p.mapFile[i]))
 		w.msg.uint(7, 1) // has_functions: nothing to symbolize
-		w.msg.uint(8, boolInt(mapFlags[i][0]))
-		w.msg.uint(9, boolInt(mapFlags[i][1]))
+		w.msg.uint(8, boolInt(p.mapFlags[i][0]))
+		w.msg.uint(9, boolInt(p.mapFlags[i][1]))
 		w.field(3, &w.msg)
+	default:
+		w.out.bytes(6, t.strs.bytes(int32(r-p.strings)))
 	}
-	for _, s := range w.list {
-		w.top.reset()
-		w.top.bytes(6, []byte(s))
-		w.flush(&w.top)
-	}
-	if w.err != nil {
-		return nil, w.err
-	}
-	if err := w.gz.Close(); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
 }
 
 func boolInt(b bool) uint64 {
@@ -149,38 +200,96 @@ func boolInt(b bool) uint64 {
 	return 0
 }
 
-// pbWriter writes the top-level fields of a profile into a gzip stream.
-type pbWriter struct {
-	gz            *gzip.Writer
-	err           error
-	top, msg, sub pbuf
-	strings       map[string]int64
-	list          []string
+// pprofGen renders profile.pb.gz; its state is a pprofPos.
+type pprofGen struct {
+	p *Profile
 }
 
-// str is the string table index of s.
-func (w *pbWriter) str(s string) int64 {
-	if i, ok := w.strings[s]; ok {
-		return i
+// pprofPos is a position between two chunks.
+type pprofPos struct {
+	r   int    // next record
+	crc uint32 // CRC-32 of the protobuf bytes before r
+	n   uint32 // their length mod 2^32
+}
+
+type pprofCursor struct {
+	plan *pprofPlan
+	pos  pprofPos
+	w    pbWriter
+	out  bytes.Buffer
+}
+
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+	return w
+}}
+
+// gzipHeader is RFC 1952's member header: deflate, no name, no time,
+// fastest compression, unknown OS.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255}
+
+func (g *pprofGen) Start(state any) (render.Cursor, error) {
+	plan, err := g.p.pprofPlan()
+	if err != nil {
+		return nil, err
 	}
-	i := int64(len(w.list))
-	w.strings[s] = i
-	w.list = append(w.list, s)
-	return i
+	pos, _ := state.(pprofPos)
+	return &pprofCursor{plan: plan, pos: pos}, nil
+}
+
+func (c *pprofCursor) State() any { return c.pos }
+
+// Next appends the next chunk (the gzip header before the first, the
+// trailer after the last).
+func (c *pprofCursor) Next(dst []byte) ([]byte, error) {
+	if c.pos.r > c.plan.end {
+		return dst, io.EOF
+	}
+	if c.pos.r == 0 {
+		dst = append(dst, gzipHeader...)
+	}
+	c.w.out.reset()
+	for c.pos.r < c.plan.end && len(c.w.out.b) < chunkRaw {
+		c.plan.appendRecord(&c.w, c.pos.r)
+		c.pos.r++
+	}
+	last := c.pos.r == c.plan.end
+	c.pos.crc = crc32.Update(c.pos.crc, crc32.IEEETable, c.w.out.b)
+	c.pos.n += uint32(len(c.w.out.b))
+	fw := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(fw)
+	c.out.Reset()
+	fw.Reset(&c.out)
+	_, err := fw.Write(c.w.out.b)
+	if err == nil && last {
+		err = fw.Close()
+	} else if err == nil {
+		err = fw.Flush()
+	}
+	if err != nil {
+		return dst, err
+	}
+	if cap(c.w.out.b) > 4*chunkRaw {
+		c.w.out.b = nil
+	}
+	dst = append(dst, c.out.Bytes()...)
+	if last {
+		for _, v := range []uint32{c.pos.crc, c.pos.n} { // little-endian
+			dst = append(dst, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+		c.pos.r++ // past the end
+	}
+	return dst, nil
+}
+
+// pbWriter collects top-level fields in out; msg and sub are scratch for
+// nested messages.
+type pbWriter struct {
+	out, msg, sub pbuf
 }
 
 // field writes the message in m as top-level field f.
-func (w *pbWriter) field(f int, m *pbuf) {
-	w.top.reset()
-	w.top.bytes(f, m.b)
-	w.flush(&w.top)
-}
-
-func (w *pbWriter) flush(p *pbuf) {
-	if w.err == nil {
-		_, w.err = w.gz.Write(p.b)
-	}
-}
+func (w *pbWriter) field(f int, m *pbuf) { w.out.bytes(f, m.b) }
 
 // pbuf encodes protobuf fields into a reused buffer.
 type pbuf struct{ b []byte }

@@ -24,6 +24,7 @@ func svgBytes(t *Tree, m int, title string) []byte {
 	total := t.Total(m)
 	inner := float64(svgWidth - 2*padSide)
 	n := t.Len()
+	incl := t.inclusive(m)
 	draw := make([]bool, n)
 	xs := make([]float64, n)   // left edge in px
 	next := make([]float64, n) // left edge of a node's next child
@@ -34,7 +35,7 @@ func svgBytes(t *Tree, m int, title string) []byte {
 		xs[Root] = padSide
 		for _, x := range t.order[1:] {
 			p := t.parent[x]
-			inc := t.incl(x, m)
+			inc := incl[x]
 			if !draw[p] || inc <= 0 {
 				continue
 			}
@@ -69,7 +70,7 @@ func svgBytes(t *Tree, m int, title string) []byte {
 		if !draw[x] {
 			continue
 		}
-		inc := t.incl(x, m)
+		inc := incl[x]
 		w := float64(inc) * inner / float64(total)
 		y := height - padBottom - int(t.depth[x]+1)*frameHeight
 		label := "all"

@@ -1,0 +1,116 @@
+package interchange
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// bigTree is a tree of n nodes shaped like an hpcrun CCT: every node its
+// own frame (module+0xip), 4 metrics, random parents.
+func bigTree(n int) *Tree {
+	t := NewTree([]Metric{{"a", "count"}, {"b", "count"}, {"c", "nanoseconds"}, {"d", "count"}})
+	r := rand.New(rand.NewPCG(1, 2))
+	nodes := []int32{Root}
+	for i := 1; i < n; i++ {
+		parent := nodes[r.IntN(len(nodes))]
+		ip := uint64(0x400000 + 16*i)
+		x := t.Child(parent, Frame{Name: "libapp.so+0x" + strconv.FormatUint(ip, 16), Module: "/usr/lib/libapp.so", Addr: ip})
+		for m := range 4 {
+			t.Add(x, m, int64(r.IntN(1000)))
+		}
+		nodes = append(nodes, x)
+	}
+	return t
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestTreeBytesPerNode pins the memory of a tree: live heap per node
+// while building (merge indexes included) and after Done, for a CCT whose
+// frames are all distinct (the hpcrun case: ~27 bytes of name each).
+// Before the flat layout it was ~400 bytes per node while building.
+func TestTreeBytesPerNode(t *testing.T) {
+	const n = 200_000
+	before := liveHeap()
+	tr := bigTree(n)
+	built := liveHeap()
+	tr.Done()
+	done := liveHeap()
+	perBuild := float64(built-before) / n
+	perDone := float64(done-before) / n
+	t.Logf("bytes per node: %.0f while building, %.0f after Done", perBuild, perDone)
+	if perBuild > 160 || perDone > 130 {
+		t.Errorf("bytes per node: %.0f while building (want <= 160), %.0f after Done (want <= 130)", perBuild, perDone)
+	}
+	runtime.KeepAlive(tr)
+}
+
+// TestPprofChunks: a profile larger than one chunk is one gzip member
+// that the profile package reads back whole, and random reads equal the
+// full rendering.
+func TestPprofChunks(t *testing.T) {
+	tr := bigTree(20_000)
+	p := &Profile{build: func() (*Tree, error) { return tr, nil }, report: func(string) func(error) { return nil },
+		comment: []string{"made by a test"}}
+	v := render.Stream(&pprofGen{p: p}, nil)
+	b := readAll(t, v)
+	plan, _ := p.pprofPlan()
+	raw := 0
+	w := &pbWriter{}
+	for r := range plan.end {
+		plan.appendRecord(w, r)
+	}
+	raw = len(w.out.b)
+	if raw < 3*chunkRaw {
+		t.Fatalf("%d protobuf bytes: fewer than 3 chunks", raw)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	data, err := io.ReadAll(zr)
+	if err != nil || len(data) != raw {
+		t.Fatalf("first gzip member: %d bytes of %d, %v", len(data), raw, err)
+	}
+	if !bytes.Equal(data, w.out.b) {
+		t.Fatal("decompressed bytes differ from the records")
+	}
+	prof, err := profile.ParseData(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prof.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, s := range prof.Sample {
+		sum += s.Value[2]
+	}
+	if sum != tr.Total(2) || len(prof.Location) != tr.frames.Len() || len(prof.Comments) != 1 {
+		t.Errorf("total %d want %d, %d locations want %d, comments %q", sum, tr.Total(2), len(prof.Location), tr.frames.Len(), prof.Comments)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20 {
+		off := r.IntN(len(b))
+		buf := make([]byte, min(1+r.IntN(200_000), len(b)-off))
+		if k, err := v.ReadAt(buf, int64(off)); k != len(buf) || (err != nil && err != io.EOF) || !bytes.Equal(buf, b[off:off+k]) {
+			t.Fatalf("ReadAt(%d, %d): %d, %v", off, len(buf), k, err)
+		}
+	}
+}
