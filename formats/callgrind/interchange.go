@@ -29,11 +29,10 @@ func (m *model) graph() (*interchange.Tree, error) {
 	t := m.table()
 	g := &interchange.Graph{Metrics: metrics(t.Events)}
 	for i, f := range t.Funcs {
-		g.Funcs = append(g.Funcs, interchange.Frame{Name: t.Names.Name(f.Name), File: t.Names.Name(f.File), Module: t.Names.Name(f.Obj)})
-		g.Self = append(g.Self, t.Self(i))
+		g.AddFunc(interchange.Frame{Name: t.Names.Name(f.Name), File: t.Names.Name(f.File), Module: t.Names.Name(f.Obj)}, t.Self(i)...)
 	}
 	for i, e := range t.Edges {
-		g.Edges = append(g.Edges, interchange.Edge{Caller: int(e.Caller), Callee: int(e.Callee), Cost: t.EdgeCost(i)})
+		g.AddEdge(int(e.Caller), int(e.Callee), t.EdgeCost(i)...)
 	}
 	return g.Tree(), nil
 }

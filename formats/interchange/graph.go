@@ -3,23 +3,52 @@ package interchange
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // A Graph is a call graph without contexts (callgrind, webgrind): the self
 // cost of each function and the inclusive cost of each call edge, per
-// metric.
+// metric, in flat arrays (AddFunc, AddEdge).
 type Graph struct {
 	Metrics []Metric
 	Funcs   []Frame
-	Self    [][]int64 // per function, per metric
-	Edges   []Edge
+	self    []int64 // function*len(Metrics)+metric
+	caller  []int32
+	callee  []int32
+	cost    []int64 // edge*len(Metrics)+metric, inclusive
 }
 
-// An Edge is the calls from one function to another.
-type Edge struct {
-	Caller, Callee int
-	Cost           []int64 // inclusive, per metric
+// AddFunc adds function f (its index is the number of functions before
+// it) with its self cost per metric (missing metrics are 0).
+func (g *Graph) AddFunc(f Frame, self ...int64) {
+	g.Funcs = append(g.Funcs, f)
+	g.self = appendCosts(g.self, len(g.Metrics), self)
 }
+
+// AddEdge adds the calls from function caller to function callee with
+// their inclusive cost per metric; edges naming no function are left out.
+func (g *Graph) AddEdge(caller, callee int, cost ...int64) {
+	if caller < 0 || caller >= len(g.Funcs) || callee < 0 || callee >= len(g.Funcs) {
+		return
+	}
+	g.caller = append(g.caller, int32(caller))
+	g.callee = append(g.callee, int32(callee))
+	g.cost = appendCosts(g.cost, len(g.Metrics), cost)
+}
+
+func appendCosts(dst []int64, n int, v []int64) []int64 {
+	for i := range n {
+		if i < len(v) {
+			dst = append(dst, v[i])
+		} else {
+			dst = append(dst, 0)
+		}
+	}
+	return dst
+}
+
+func (g *Graph) selfOf(f, m int) int64 { return g.self[f*len(g.Metrics)+m] }
+func (g *Graph) costOf(e, m int) int64 { return g.cost[e*len(g.Metrics)+m] }
 
 // Expansion limits: stacks deeper than maxGraphDepth, and nodes beyond
 // maxGraphNodes per metric, are not expanded further.
@@ -42,21 +71,29 @@ const (
 func (g *Graph) Tree() *Tree {
 	t := NewTree(g.Metrics)
 	nf := len(g.Funcs)
-	out := make([][]int, nf)
+	// Out-edges of each function in compressed rows: edges of f are
+	// out[start[f]:start[f+1]].
+	start := make([]int32, nf+1)
 	called := make([]bool, nf)
-	for i, e := range g.Edges {
-		if e.Caller < 0 || e.Caller >= nf || e.Callee < 0 || e.Callee >= nf {
-			continue
-		}
-		out[e.Caller] = append(out[e.Caller], i)
-		if e.Caller != e.Callee {
-			called[e.Callee] = true
+	for e, c := range g.caller {
+		start[c+1]++
+		if c != g.callee[e] {
+			called[g.callee[e]] = true
 		}
 	}
+	for f := 1; f <= nf; f++ {
+		start[f] += start[f-1]
+	}
+	out := make([]int32, len(g.caller))
+	fill := slices.Clone(start[:nf])
+	for e, c := range g.caller {
+		out[fill[c]] = int32(e)
+		fill[c]++
+	}
 	for m := range g.Metrics {
-		x := &expansion{g: g, t: t, m: m, out: out, onPath: make([]bool, nf), rem: make([]uint64, nf)}
+		x := &expansion{g: g, t: t, m: m, start: start, out: out, onPath: make([]bool, nf), rem: make([]uint64, nf)}
 		for f := range g.Funcs {
-			x.rem[f] = positive(g.Self[f][m])
+			x.rem[f] = positive(g.selfOf(f, m))
 		}
 		for f := range g.Funcs {
 			if !called[f] {
@@ -67,7 +104,7 @@ func (g *Graph) Tree() *Tree {
 			if x.rem[f] > 0 {
 				t.Add(t.Child(Root, g.Funcs[f]), m, int64(x.rem[f]))
 			}
-			if v := g.Self[f][m]; v < 0 {
+			if v := g.selfOf(f, m); v < 0 {
 				t.Add(t.Child(Root, g.Funcs[f]), m, v) // for pprof; folded stacks leave it out
 			}
 		}
@@ -79,7 +116,8 @@ type expansion struct {
 	g      *Graph
 	t      *Tree
 	m      int
-	out    [][]int
+	start  []int32 // out-edges of f: out[start[f]:start[f+1]]
+	out    []int32
 	onPath []bool
 	rem    []uint64 // self cost not handed out yet
 	nodes  int
@@ -100,11 +138,12 @@ func share(w, part, whole uint64) uint64 {
 func (x *expansion) visit(parent int32, f int, w uint64, depth int) {
 	// Calls back into the path are recursion: their cost is already in
 	// the path's, so they neither get a share nor dilute the others'.
-	self := positive(x.g.Self[f][x.m])
+	self := positive(x.g.selfOf(f, x.m))
 	whole := self
-	for _, e := range x.out[f] {
-		if c := x.g.Edges[e].Callee; c != f && !x.onPath[c] {
-			whole += positive(x.g.Edges[e].Cost[x.m])
+	edges := x.out[x.start[f]:x.start[f+1]]
+	for _, e := range edges {
+		if c := int(x.g.callee[e]); c != f && !x.onPath[c] {
+			whole += positive(x.g.costOf(int(e), x.m))
 		}
 	}
 	w = min(w, whole)
@@ -121,9 +160,9 @@ func (x *expansion) visit(parent int32, f int, w uint64, depth int) {
 		return
 	}
 	x.onPath[f] = true
-	for _, e := range x.out[f] {
-		if c := x.g.Edges[e].Callee; c != f && !x.onPath[c] {
-			x.visit(n, c, share(w, positive(x.g.Edges[e].Cost[x.m]), whole), depth+1)
+	for _, e := range edges {
+		if c := int(x.g.callee[e]); c != f && !x.onPath[c] {
+			x.visit(n, c, share(w, positive(x.g.costOf(int(e), x.m)), whole), depth+1)
 		}
 	}
 	x.onPath[f] = false

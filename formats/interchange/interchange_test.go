@@ -66,14 +66,17 @@ func TestTreeMergesByLabel(t *testing.T) {
 // TestGraphRecursion: recursive and mutually recursive calls keep the
 // folded total equal to the sum of self costs.
 func TestGraphRecursion(t *testing.T) {
-	g := &Graph{Metrics: []Metric{{"c", "count"}},
-		Funcs: []Frame{{Name: "main"}, {Name: "fib"}, {Name: "even"}, {Name: "odd"}, {Name: "orphan"}},
-		Self:  [][]int64{{10}, {100}, {7}, {9}, {4}},
-		Edges: []Edge{
-			{0, 1, []int64{100}}, {1, 1, []int64{90}}, // fib recursion counts twice
-			{0, 2, []int64{16}}, {2, 3, []int64{9}}, {3, 2, []int64{5}},
-			{4, 4, []int64{1}}, // only called by itself: a root
-		}}
+	g := &Graph{Metrics: []Metric{{"c", "count"}}}
+	for i, name := range []string{"main", "fib", "even", "odd", "orphan"} {
+		g.AddFunc(Frame{Name: name}, []int64{10, 100, 7, 9, 4}[i])
+	}
+	g.AddEdge(0, 1, 100)
+	g.AddEdge(1, 1, 90) // fib recursion counts twice
+	g.AddEdge(0, 2, 16)
+	g.AddEdge(2, 3, 9)
+	g.AddEdge(3, 2, 5)
+	g.AddEdge(4, 4, 1) // only called by itself: a root
+	g.AddEdge(4, 9, 1) // no such function: left out
 	tr := g.Tree()
 	tr.Done()
 	if tr.Total(0) != 130 {

@@ -30,8 +30,7 @@ func (p *profile) tree() (*interchange.Tree, error) {
 	t := p.functions()
 	g := &interchange.Graph{Metrics: []interchange.Metric{p.metric()}}
 	for _, fn := range t.fns {
-		g.Funcs = append(g.Funcs, interchange.Frame{Name: fn.Name, File: fn.File, Line: int64(fn.Line)})
-		g.Self = append(g.Self, []int64{clamp(fn.Self)})
+		g.AddFunc(interchange.Frame{Name: fn.Name, File: fn.File, Line: int64(fn.Line)}, clamp(fn.Self))
 	}
 	rd := p.f.NewReader()
 	err := t.err
@@ -43,7 +42,7 @@ func (p *profile) tree() (*interchange.Tree, error) {
 		}
 		for _, c := range sc {
 			if int(c.Function) < len(t.fns) {
-				g.Edges = append(g.Edges, interchange.Edge{Caller: i, Callee: int(c.Function), Cost: []int64{clamp(c.Cost)}})
+				g.AddEdge(i, int(c.Function), clamp(c.Cost))
 			}
 		}
 	}
