@@ -78,22 +78,22 @@ func (d *db) tree() (*interchange.Tree, error) {
 		return int64(v), nil
 	}
 	// each context's own share: its inclusive value less its children's
-	self := func(c int32, k int) (int64, error) {
-		v, err := inc(c, k)
-		for ch := m.child[c]; ch >= 0 && err == nil; ch = m.sibling[ch] {
+	self := func(i int, k int) (int64, error) {
+		v, err := inc(m.rows[i], k)
+		for ch := m.firstChild(i); ch >= 0 && err == nil; ch = m.sibling[ch] {
 			var w int64
 			w, err = inc(ch, k)
 			v -= w
 		}
 		return v, err
 	}
-	for _, c := range m.rows {
+	for i, c := range m.rows {
 		if c != 0 && m.parent[c] < 0 {
 			continue // unlisted: outside the tree, its values are no one's share
 		}
 		var n int32 = -1
 		for k := range pms {
-			v, err := self(c, k)
+			v, err := self(i, k)
 			if err != nil {
 				return nil, err
 			}

@@ -21,7 +21,7 @@ import (
 // once they are made), per procedure frame its path's lengths, and an
 // index of the summary profile instead of its values, which are read
 // when a view renders (sumReader). TestModelMemoryPerContext pins it:
-// about 90 bytes per context (200,000 contexts: 18 to 19 MB; the model that
+// 80 to 90 bytes per context (200,000 contexts: 17 MB; the model that
 // held the nodes and the summary values took 55 MB).
 type model struct {
 	x      *hpcdb.Experiment
@@ -32,9 +32,9 @@ type model struct {
 	parent []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
 	depth  []int32
 	frame  []int32 // ctx id -> frame of the enclosing procedure-frame context (its own for a PF), -1 when none
-	// children in tree order: the first child of a ctx and the next
-	// sibling of one, -1 when none
-	child, sibling []int32
+	// children in tree order: the next sibling of a ctx, -1 when none
+	// (the first child is the next row, firstChild)
+	sibling []int32
 
 	// what the views show of a context, by ctx id; experiment.xml's or
 	// meta.db's nodes are dropped once these are made
@@ -70,7 +70,8 @@ type model struct {
 	sumIdx    map[int]int // metric id -> column of summary
 
 	sumOnce sync.Once
-	sumLo   []uint64 // ctx -> index of its first value in the summary profile
+	sumLo   []uint32 // ctx -> index of its first value in the summary profile
+	sumLo64 []uint64 // the same, instead, for a summary profile of 2^32 values or more
 	sumN    []uint32 // ctx -> number of its values + 1; 0 when the summary has none
 
 	profNames []string // file names of profiles (index = profile index)
@@ -173,6 +174,7 @@ func (d *db) buildModel() *model {
 	}
 	m.buildProfiles(d)
 	m.addUnlisted(d)
+	m.rows = slices.Clone(m.rows) // without append's spare capacity
 	m.linkChildren()
 	if len(x.TraceDBs) > 0 {
 		m.minTime = x.TraceDBs[0].MinTime
@@ -355,20 +357,33 @@ func (m *model) setTag(t tables, c int32, nd *hpcdb.Node, file, mod int32) {
 	}
 }
 
-// linkChildren makes the child and sibling lists: each context's children
-// in the order of rows.
+// linkChildren makes the sibling lists: each context's children in the
+// order of rows.
 func (m *model) linkChildren() {
-	m.child = make([]int32, m.numCtx)
+	child := make([]int32, m.numCtx) // the first child, while the lists are made
 	m.sibling = make([]int32, m.numCtx)
-	for i := range m.child {
-		m.child[i], m.sibling[i] = -1, -1
+	for i := range child {
+		child[i], m.sibling[i] = -1, -1
 	}
 	for i := len(m.rows) - 1; i >= 0; i-- {
 		c := m.rows[i]
 		if p := m.parent[c]; p >= 0 && m.listed(int(c)) {
-			m.sibling[c], m.child[p] = m.child[p], c
+			m.sibling[c], child[p] = child[p], c
 		}
 	}
+}
+
+// firstChild is the first child of the context of row i, -1 when none.
+// The nodes of experiment.xml and meta.db come in depth-first order (a
+// tag's subtree follows it), and rows keep their order: the first context
+// made after a context's own is, when it has children, its first child.
+func (m *model) firstChild(i int) int32 {
+	if i+1 < len(m.rows) {
+		if k := m.rows[i+1]; m.parent[k] == m.rows[i] {
+			return k
+		}
+	}
+	return -1
 }
 
 // listed tells whether context c has a tag in the tree.
@@ -666,13 +681,17 @@ func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool
 // stopping at the first one that cannot be read (the contexts from there
 // on have no summary values). The values themselves are read when a view
 // renders (sumReader): holding the visible columns for every context
-// would cost 8 bytes a context and column, the index costs 12.
+// would cost 8 bytes a context and column, the index costs 8.
 func (m *model) summaryIndex(d *db) {
 	m.sumOnce.Do(func() {
-		m.sumLo = make([]uint64, m.numCtx)
 		m.sumN = make([]uint32, m.numCtx)
 		if d.profile == nil || len(d.profile.Profiles) == 0 || len(m.visible) == 0 {
 			return
+		}
+		if d.profile.Profiles[0].NumVals <= math.MaxUint32 {
+			m.sumLo = make([]uint32, m.numCtx)
+		} else {
+			m.sumLo64 = make([]uint64, m.numCtx)
 		}
 		onErr := d.src.Errors.Reporter("profile.db")
 		var vals []hpcdb.MetricValue
@@ -685,7 +704,12 @@ func (m *model) summaryIndex(d *db) {
 				onErr(err)
 				return false
 			}
-			m.sumLo[c], m.sumN[c] = lo, uint32(min(hi-lo, math.MaxUint32-1))+1
+			if m.sumLo != nil {
+				m.sumLo[c] = uint32(lo) // Values checked lo <= hi <= NumVals
+			} else {
+				m.sumLo64[c] = lo
+			}
+			m.sumN[c] = uint32(min(hi-lo, math.MaxUint32-1)) + 1
 			return true
 		}, onErr)
 	})
@@ -736,7 +760,12 @@ func (r *sumReader) values(c int) (vals []float64, has bool, err error) {
 	if c < 0 || c >= len(m.sumN) || m.sumN[c] == 0 {
 		return r.row, false, nil
 	}
-	lo, n := m.sumLo[c], uint64(m.sumN[c]-1)
+	lo, n := uint64(0), uint64(m.sumN[c]-1)
+	if m.sumLo != nil {
+		lo = uint64(m.sumLo[c])
+	} else {
+		lo = m.sumLo64[c]
+	}
 	if lo < r.winLo || lo+n > r.winLo+uint64(len(r.win)) {
 		p := r.d.profile
 		hi := max(lo+n, min(lo+sumWindow, p.Profiles[0].NumVals))

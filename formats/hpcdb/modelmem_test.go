@@ -10,18 +10,17 @@ import (
 
 // modelBytesPerContext bounds the heap the model of a database keeps per
 // context, summary-value index included, for both generations. The
-// per-context tables add up to 68 bytes: parent, depth, frame, child,
-// sibling, procedure, file, module, line and rows (4 bytes each), the tag
-// (4), the address (8), the summary index (12) and contexts/' listing
-// order (4); each procedure frame adds 32 (its context, the four
-// frame-path lengths and its link), 14 a context with the generator's
-// share of frames. The bound leaves about 30 bytes for rows' growth, the
-// tables of procedures, files and modules, the decoded metadata and
-// measurement noise (measured: 89 bytes for 4.0, 95 for meta.db).
-// Holding the tree's nodes (80 bytes) or the summary values (64 bytes
-// with 8 visible columns) again fails it; the model that did both took
-// 240 bytes and more.
-const modelBytesPerContext = 120
+// per-context tables add up to 60 bytes: parent, depth, frame, sibling,
+// procedure, file, module, line and rows (4 bytes each), the tag (4),
+// the address (8), the summary index (8) and contexts/' listing order
+// (4); each procedure frame adds 32 (its context, the four frame-path
+// lengths and its link), 14 a context with the generator's share of
+// frames. The bound leaves about 35 bytes for the tables of procedures,
+// files and modules, the decoded metadata and measurement noise
+// (measured: 80 bytes for 4.0, 86 for meta.db). Holding the tree's nodes
+// (80 bytes) or the summary values (64 bytes with 8 visible columns)
+// again fails it; the model that did both took 240 bytes and more.
+const modelBytesPerContext = 110
 
 // TestModelMemoryPerContext pins the model's memory per context: the live
 // heap after the model of a generated database with 100,000 contexts is

@@ -18,18 +18,18 @@ func (m *model) ownCols() (cols []int, names []string) {
 	return cols, names
 }
 
-// ownValue is the <metric>_own value of visible column j at listed
-// context c, whose value there is v: its inclusive value less its
+// ownValue is the <metric>_own value of visible column j at the listed
+// context c of row i, whose value there is v: its inclusive value less its
 // children's in the tree, subtracted in tree order. Exclusive values of a
 // procedure repeat those of its lines and loops, so summing an _exc
 // column counts them twice; the _own values of the tree's rows add up to
 // the root's inclusive value. It is computed when rendered, not held: the
-// child lists cost 8 bytes a context, a table of the values 8 bytes a
+// sibling lists cost 4 bytes a context, a table of the values 8 bytes a
 // context and column.
-func (m *model) ownValue(r *sumReader, v float64, c, j int) (float64, error) {
+func (m *model) ownValue(r *sumReader, v float64, i, j int) (float64, error) {
 	own := 0.0
 	own += v // as a sum starting from 0: -0 becomes 0
-	for k := m.child[c]; k >= 0; k = m.sibling[k] {
+	for k := m.firstChild(i); k >= 0; k = m.sibling[k] {
 		w, err := r.value(int(k), j)
 		if err != nil {
 			return 0, err

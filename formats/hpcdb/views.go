@@ -373,7 +373,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				for _, j := range own {
 					dst = append(dst, ',')
 					if m.listed(ctx) {
-						v, err := m.ownValue(r, vals[j], ctx, j)
+						v, err := m.ownValue(r, vals[j], int(i), j)
 						if err != nil {
 							return dst, err
 						}
