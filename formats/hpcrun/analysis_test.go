@@ -2,6 +2,7 @@ package hpcrun_test
 
 import (
 	"bytes"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -71,6 +72,20 @@ func TestNodeOrderDoesNotMatter(t *testing.T) {
 	slices.SortFunc(b, func(x, y []string) int { return strings.Compare(key(x), key(y)) })
 	if !slices.EqualFunc(a, b, slices.Equal) {
 		t.Fatal("cct.csv rows differ with the node order")
+	}
+	// The interchange tree is built in one pass from a preorder file and
+	// through the id index from the other: same stacks, same values.
+	flame, err := fs.ReadDir(fsys, "pre/flame")
+	if err != nil || len(flame) == 0 {
+		t.Fatalf("pre/flame: %v, %d files", err, len(flame))
+	}
+	for _, f := range flame {
+		if !strings.HasSuffix(f.Name(), ".folded") {
+			continue // the SVG's title names the profile
+		}
+		if a, b := testdata.ReadFS(t, fsys, "pre/flame/"+f.Name()), testdata.ReadFS(t, fsys, "bfs/flame/"+f.Name()); !bytes.Equal(a, b) || len(a) == 0 {
+			t.Fatalf("flame/%s differs with the node order:\n%s", f.Name(), firstDiff(b, a))
+		}
 	}
 }
 

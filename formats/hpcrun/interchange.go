@@ -79,7 +79,99 @@ func (p *profile) tree() (*interchange.Tree, error) {
 }
 
 func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch, col []int, units []metricUnit) error {
-	// Pass 1: the shape (nodes may follow their children in the file).
+	if !preorder(f, e) {
+		return p.addEpochAnyOrder(t, f, e, col, units)
+	}
+	// One pass: each node's parent is on the path of the nodes before it
+	// (a stack, as cct.csv's analysis finds it), so nothing per node is
+	// kept besides the tree.
+	type onPath struct {
+		id   uint32
+		node int32
+	}
+	var stack []onPath
+	nr := f.NodeReader(e, 0)
+	var n hpcrun.Node
+	var err error
+	var name []byte
+	for {
+		if err = nr.Next(&n); err != nil {
+			break
+		}
+		parent := interchange.Root
+		if n.Parent == 0 {
+			stack = stack[:0]
+		} else {
+			for len(stack) > 0 && stack[len(stack)-1].id != n.Parent {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				parent = stack[len(stack)-1].node
+			}
+		}
+		x := parent
+		if n.Parent != 0 || n.LMID != 0 || e.Sparse { // else the synthetic root
+			name = appendLocation(name[:0], e, n.LMID, n.IP)
+			fr := interchange.Frame{Name: string(name), Addr: n.IP}
+			if lm := e.LoadModule(n.LMID); lm != nil && n.LMID != 0 {
+				fr.Module = lm.Name
+			}
+			x = t.Child(parent, fr)
+		}
+		stack = append(stack, onPath{n.AbsID(), x})
+		addValues(t, x, n.Values, col, units)
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return err
+}
+
+// preorder reports whether every node of e follows its parent on the
+// path of the nodes before it.
+func preorder(f *hpcrun.File, e *hpcrun.Epoch) bool {
+	var stack []uint32
+	nr := f.NodeReader(e, 0)
+	var n hpcrun.Node
+	for nr.Next(&n) == nil {
+		if n.Parent != 0 {
+			for len(stack) > 0 && stack[len(stack)-1] != n.Parent {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) == 0 {
+				return false
+			}
+		} else {
+			stack = stack[:0]
+		}
+		stack = append(stack, n.AbsID())
+	}
+	return true
+}
+
+// addValues adds a node's metric values (bits as the file has them) to
+// tree node x.
+func addValues(t *interchange.Tree, x int32, values []uint64, col []int, units []metricUnit) {
+	for k, bits := range values {
+		if k >= len(col) || bits == 0 {
+			continue
+		}
+		j := col[k]
+		v := int64(bits)
+		if units[j].scale != 0 {
+			fv := math.Round(hpcrun.Float(bits) * units[j].scale)
+			if math.IsNaN(fv) || math.Abs(fv) > 1<<62 {
+				continue
+			}
+			v = int64(fv)
+		}
+		t.Add(x, j, v)
+	}
+}
+
+// addEpochAnyOrder builds the tree of an epoch whose nodes may follow
+// their children: the shapes first, then the values.
+func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch, col []int, units []metricUnit) error {
 	type shape struct {
 		parent uint32
 		lm     uint16
@@ -145,21 +237,7 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 	// Pass 2: the values.
 	nr = f.NodeReader(e, 0)
 	for i := 0; i < len(nodes) && nr.Next(&n) == nil; i++ {
-		for k, bits := range n.Values {
-			if k >= len(col) || bits == 0 {
-				continue
-			}
-			j := col[k]
-			v := int64(bits)
-			if units[j].scale != 0 {
-				fv := math.Round(hpcrun.Float(bits) * units[j].scale)
-				if math.IsNaN(fv) || math.Abs(fv) > 1<<62 {
-					continue
-				}
-				v = int64(fv)
-			}
-			t.Add(tn[i], j, v)
-		}
+		addValues(t, tn[i], n.Values, col, units)
 	}
 	return err
 }
