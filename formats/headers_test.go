@@ -33,6 +33,9 @@ var csvHeaders = map[string]string{
 	"contexts/*.csv":          "profile_id,name,",
 	"profiles/*.csv":          "ctx_id,kind,name,",
 	"traces/*.csv":            "time_ns,t_ns,ctx_id,function,depth,path",
+
+	"taxonomy/*.csv@hpcdb-meta": "ctx_id,parent_id,depth,kind,name,", // then the taxonomic metrics' columns
+
 	// hpcrun
 	"profiles.csv@hpcrun": "profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
 	"*/metrics.csv":       "epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples",

@@ -106,5 +106,8 @@ func TestMetaDBLibreOffice(t *testing.T) {
 		}
 		return nil
 	})
+	// and the taxonomic metrics' values, empty cells included (pipit has no metrics/)
+	tax := mountCLI(t, testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cuda-nvidia-t"))
+	csvs = append(csvs, filepath.Join(tax, "taxonomy", "default.csv"))
 	lotest.Check(t, csvs)
 }

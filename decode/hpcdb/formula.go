@@ -10,7 +10,8 @@ import (
 
 // An Expr is a parsed metric formula: $id references, numbers, + - * / ^,
 // unary minus and the functions sqrt, log (one or two arguments), ln,
-// exp, abs, min, max, sum, floor and ceil.
+// exp, abs, min, max, sum, prod, pow, floor, ceil, strictfloor (the
+// largest integer below) and strictceil (the smallest above).
 type Expr struct {
 	op   byte // 'n' number, '$' variable, 'f' function, or the operator
 	num  float64
@@ -80,6 +81,18 @@ func (e *Expr) Eval(val func(id int) float64) float64 {
 		return math.Floor(args[0])
 	case "ceil":
 		return math.Ceil(args[0])
+	case "strictfloor":
+		return math.Ceil(args[0]) - 1
+	case "strictceil":
+		return math.Floor(args[0]) + 1
+	case "pow":
+		return math.Pow(args[0], args[1])
+	case "prod":
+		r := 1.0
+		for _, v := range args {
+			r *= v
+		}
+		return r
 	case "min", "max", "sum":
 		r := args[0]
 		for _, v := range args[1:] {
@@ -100,6 +113,7 @@ func (e *Expr) Eval(val func(id int) float64) float64 {
 var arity = map[string][2]int{
 	"sqrt": {1, 1}, "ln": {1, 1}, "log": {1, 2}, "exp": {1, 1}, "abs": {1, 1},
 	"floor": {1, 1}, "ceil": {1, 1}, "min": {1, 64}, "max": {1, 64}, "sum": {1, 64},
+	"prod": {1, 64}, "pow": {2, 2}, "strictfloor": {1, 1}, "strictceil": {1, 1},
 }
 
 // ParseFormula parses a metric formula such as "$512" or

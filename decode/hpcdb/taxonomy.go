@@ -49,17 +49,22 @@ func (f TaxFormula) Render(name func(TaxInput) string) string {
 }
 
 // A TaxVariant is one variant of a taxonomic metric; Inclusive and
-// Exclusive are nil when the file gives none.
+// Exclusive are nil when the file gives none. ChildVariants are the
+// variants of the child metrics, in their order, that `first` and `sum`
+// formulas read (`child variant:`; nil: this variant's name).
 type TaxVariant struct {
 	Name                 string
 	Inclusive, Exclusive *TaxFormula
+	ChildVariants        []string
 }
 
 // A TaxMetric is one taxonomic metric; Path joins the names from its root
-// with " / ".
+// with " / ". Metrics come in depth-first order; Parent is the index of
+// the parent metric, -1 for a root.
 type TaxMetric struct {
 	Path, Description string
 	Variants          []TaxVariant
+	Parent            int
 }
 
 // yNode is a YAML node with aliases resolved and merge keys applied; an
@@ -169,8 +174,8 @@ func taxonomy(root *yNode) []TaxMetric {
 	var out []TaxMetric
 	// aliases make the tree a graph: budget bounds what is expanded
 	budget := maxTaxonomyItems
-	var walk func(n *yNode, path string, depth int)
-	walk = func(n *yNode, path string, depth int) {
+	var walk func(n *yNode, path string, parent, depth int)
+	walk = func(n *yNode, path string, parent, depth int) {
 		if n == nil || !n.isMap || depth > maxYAMLDepth || budget <= 0 {
 			return
 		}
@@ -179,10 +184,21 @@ func taxonomy(root *yNode) []TaxMetric {
 		if path != "" {
 			name = path + " / " + name
 		}
-		tm := TaxMetric{Path: name, Description: str(n.m["description"])}
+		tm := TaxMetric{Path: name, Description: str(n.m["description"]), Parent: parent}
 		if vs := n.m["variants"]; vs != nil && vs.isMap {
 			for _, vk := range vs.keys {
 				v := TaxVariant{Name: vk}
+				if vs.m[vk] == nil {
+					tm.Variants = append(tm.Variants, v)
+					continue
+				}
+				if cv := vs.m[vk].m["child variant"]; cv != nil && cv.isSeq {
+					for _, c := range cv.seq {
+						v.ChildVariants = append(v.ChildVariants, c.v)
+					}
+				} else if cv != nil {
+					v.ChildVariants = []string{cv.v}
+				}
 				if f := vs.m[vk].m["formula"]; f != nil {
 					if f.isMap {
 						v.Inclusive = formula(f.m["inclusive"], inputs, &budget)
@@ -195,15 +211,16 @@ func taxonomy(root *yNode) []TaxMetric {
 			}
 		}
 		out = append(out, tm)
+		self := len(out) - 1
 		if ch := n.m["children"]; ch != nil {
 			for _, c := range ch.seq {
-				walk(c, name, depth+1)
+				walk(c, name, self, depth+1)
 			}
 		}
 	}
 	if rs := root.m["roots"]; rs != nil {
 		for _, r := range rs.seq {
-			walk(r, "", 0)
+			walk(r, "", -1, 0)
 		}
 	}
 	return out

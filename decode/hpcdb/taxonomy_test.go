@@ -83,10 +83,18 @@ func FuzzTaxonomy(f *testing.F) {
 	f.Add([]byte("inputs:\n  - &a\n    metric: m\nroots:\n  - name: x\n    variants:\n      Sum:\n        formula: [2*,[*a,+,*a]]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ms, _ := hpcdb.ParseTaxonomy(b)
-		for _, m := range ms {
+		for i, m := range ms {
+			if m.Parent >= i {
+				t.Fatalf("metric %d: parent %d", i, m.Parent)
+			}
 			for _, v := range m.Variants {
 				if v.Inclusive != nil {
 					v.Inclusive.Render(inputName)
+				}
+				for _, f := range []*hpcdb.TaxFormula{v.Inclusive, v.Exclusive} {
+					if e, err := f.Compile(func(hpcdb.TaxInput) (int, bool) { return 1, true }); err == nil {
+						e.Eval(func(int) float64 { return 2 })
+					}
 				}
 			}
 		}

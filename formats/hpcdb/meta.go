@@ -324,14 +324,7 @@ func (d *db) taxonomyCSV() ([]byte, error) {
 	b := render.AppendCSVRow(nil, "file", "name", "variant", "formula_inc", "formula_exc", "description")
 	for _, p := range d.taxonomyFiles() {
 		rel, _ := filepath.Rel(d.dir, p)
-		raw, err := os.ReadFile(p)
-		if err == nil && len(raw) > maxTaxonomySize {
-			err = errString(rel + ": larger than 4 MiB, not read")
-		}
-		var ms []hpcdb.TaxMetric
-		if err == nil {
-			ms, err = hpcdb.ParseTaxonomy(raw)
-		}
+		ms, err := readTaxonomy(p, rel)
 		if err != nil {
 			d.src.Errors.Report(rel, err) // the rows read before the problem stay
 		}
@@ -435,6 +428,16 @@ raw/              the original files, byte for byte
 taxonomy.csv      where metrics/*.yaml exist (hpcviewer's metric taxonomy): per taxonomic metric
                   and variant, the inclusive and exclusive formulas over the summary statistics,
                   named by their columns in profiles/summary.csv (derived metrics included)
+taxonomy/NAME.csv for each metrics/NAME.yaml: the taxonomic metrics' values per context, the
+                  columns hpcviewer shows: ctx_id, parent_id, depth, kind, name as in cct.csv,
+                  then one column per taxonomic metric, variant and inclusive (_inc) / exclusive
+                  (_exc) formula, named <path>_<variant>_inc in snake_case (taxonomy.csv lists
+                  the formulas). Each formula is evaluated per context over the summary
+                  statistics its inputs name (a statistic without a value at a context is 0,
+                  as in cct.csv); "first" and "sum" take the child metrics' values. An empty
+                  cell: division by zero or another undefined result, an input that is no
+                  summary statistic of meta.db, or a formula hpcfs cannot read (_errors.txt
+                  says which); a file that does not parse gives no view
 header.txt        every decoded header and section: meta.db (general properties, identifier
                   names, propagation scopes, metrics with their propagated sub-metrics and
                   summary statistics, entry points, load modules, source files, functions),

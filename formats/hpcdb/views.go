@@ -24,6 +24,7 @@ func (d *db) buildViews() {
 	root.Add("contexts", d.contextsDir())
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
 		root.AddFile("taxonomy.csv", render.Bytes(d.taxonomyCSV, rep("taxonomy.csv")))
+		root.Add("taxonomy", d.taxonomyDir())
 	}
 	if d.profile != nil {
 		root.Add("profiles", vfs.Lazy(d.profileEntries))

@@ -1,0 +1,236 @@
+package hpcdb
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// taxonomy/NAME.csv: the values of metrics/NAME.yaml's taxonomic metrics
+// per context, the columns hpcviewer shows. Each variant's inclusive and
+// exclusive formula is evaluated per context over the summary statistics
+// its inputs name, read from the summary profile as cct.csv reads them
+// (sumReader); `first` and `sum` formulas take the child metrics' values.
+
+// readTaxonomy reads and parses one metrics/*.yaml file; on a problem it
+// returns the metrics read before it (none for a YAML syntax error).
+func readTaxonomy(p, rel string) ([]hpcdb.TaxMetric, error) {
+	raw, err := os.ReadFile(p)
+	if err == nil && len(raw) > maxTaxonomySize {
+		err = errString(rel + ": larger than 4 MiB, not read")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return hpcdb.ParseTaxonomy(raw)
+}
+
+// taxonomyDir lists taxonomy/NAME.csv for each metrics/NAME.yaml that
+// parses; one that does not gives an _errors.txt line and no view.
+func (d *db) taxonomyDir() *vfs.Dir {
+	return vfs.Lazy(func() []vfs.Entry {
+		var out []vfs.Entry
+		seen := map[string]bool{}
+		for _, p := range d.taxonomyFiles() {
+			rel, _ := filepath.Rel(d.dir, p)
+			ms, err := readTaxonomy(p, rel)
+			if err != nil {
+				d.src.Errors.Report(rel, err)
+			}
+			name := strings.TrimSuffix(filepath.Base(p), ".yaml") + ".csv"
+			if len(ms) == 0 || seen[name] {
+				continue
+			}
+			seen[name] = true
+			where := "taxonomy/" + name
+			key := render.IndexKey("hpcdb", where, append(slices.Clone(d.files), p)...)
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(d.taxRows(ms, rel, where), key, d.src.Errors.Reporter(where)))})
+		}
+		return out
+	})
+}
+
+// A taxCol is one column of a taxonomy view: a formula over the summary
+// statistics (expr), or the `first` or `sum` of child columns (kids; -1
+// for a child without the variant). A column whose formula does not
+// compile has neither and is empty.
+type taxCol struct {
+	name string
+	expr *hpcdb.Expr
+	agg  string
+	kids []int
+}
+
+// eval is the column's value at one context: vals holds the values of
+// the later columns (children come after their parents), NaN for none.
+func (c *taxCol) eval(vals []float64, get func(int) float64) float64 {
+	switch {
+	case c.expr != nil:
+		return c.expr.Eval(get)
+	case c.agg == "first" && len(c.kids) > 0 && c.kids[0] >= 0:
+		return vals[c.kids[0]]
+	case c.agg == "sum":
+		s := 0.0
+		for _, k := range c.kids {
+			if k < 0 {
+				return math.NaN()
+			}
+			s += vals[k] // NaN stays NaN: a null child makes the sum null
+		}
+		return s
+	}
+	return math.NaN()
+}
+
+// taxColumns compiles the variants of ms into columns, reporting the
+// formulas that cannot be evaluated against rel.
+func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []taxCol {
+	md := m.meta
+	stat := map[hpcdb.TaxInput]int{}
+	for i := range md.Metrics {
+		mt := &md.Metrics[i]
+		for _, s := range mt.Summaries {
+			in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
+			if _, ok := m.sumIdx[int(s.StatMetricID)]; ok {
+				stat[in] = int(s.StatMetricID)
+			}
+		}
+	}
+	id := func(in hpcdb.TaxInput) (int, bool) {
+		k, ok := stat[in]
+		return k, ok
+	}
+	type key struct {
+		metric  int
+		variant string
+		inc     bool
+	}
+	type pending struct {
+		col     int
+		metric  int
+		variant hpcdb.TaxVariant
+		inc     bool
+	}
+	at := map[key]int{}
+	children := make([][]int, len(ms))
+	for i, tm := range ms {
+		if tm.Parent >= 0 && tm.Parent < i {
+			children[tm.Parent] = append(children[tm.Parent], i)
+		}
+	}
+	uniq := uniqueNames()
+	var cols []taxCol
+	var aggs []pending
+	for i, tm := range ms {
+		for _, v := range tm.Variants {
+			for _, inc := range []bool{true, false} {
+				f, suffix, side := v.Inclusive, " (I)", "inclusive"
+				if !inc {
+					f, suffix, side = v.Exclusive, " (E)", "exclusive"
+					if f == nil && v.Inclusive.Aggregate() != "" {
+						f = v.Inclusive // `formula: sum` is both, vector-wise
+					}
+				}
+				if f == nil {
+					continue
+				}
+				name := tm.Path
+				if v.Name != "" {
+					name += " " + v.Name
+				}
+				c := taxCol{name: uniq(columnName(name + suffix))}
+				if _, dup := at[key{i, v.Name, inc}]; !dup {
+					at[key{i, v.Name, inc}] = len(cols)
+				}
+				if c.agg = f.Aggregate(); c.agg != "" {
+					aggs = append(aggs, pending{len(cols), i, v, inc})
+				} else if e, err := f.Compile(id); err != nil {
+					d.src.Errors.Report(rel, fmt.Errorf("%s [%s] %s: %v; column %s of %s is empty", tm.Path, v.Name, side, err, c.name, where))
+				} else {
+					c.expr = e
+				}
+				cols = append(cols, c)
+			}
+		}
+	}
+	// child variants: one name for all children, or one per child
+	for _, p := range aggs {
+		cv := p.variant.ChildVariants
+		for k, ch := range children[p.metric] {
+			name := p.variant.Name
+			switch {
+			case len(cv) == 1:
+				name = cv[0]
+			case k < len(cv):
+				name = cv[k]
+			}
+			j, ok := at[key{ch, name, p.inc}]
+			if !ok {
+				j = -1
+			}
+			cols[p.col].kids = append(cols[p.col].kids, j)
+		}
+	}
+	return cols
+}
+
+// taxRows renders one taxonomy view: a header, then the contexts in
+// cct.csv's order, 256 per batch.
+func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
+	return render.NewRows(256, func() []render.Part {
+		m := d.model.get()
+		cols := d.taxColumns(m, ms, rel, where)
+		head := []string{"ctx_id", "parent_id", "depth", "kind", "name"}
+		for _, c := range cols {
+			head = append(head, c.name)
+		}
+		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
+			r := m.sumReader(d)
+			vals := make([]float64, len(cols))
+			zero := func(int) float64 { return 0 }
+			for i := from; i < from+count; i++ {
+				ctx := int(m.rows[i])
+				_, has, err := r.values(ctx)
+				if err != nil {
+					return dst, err
+				}
+				get := r.getRaw // no values: every statistic is 0, as in cct.csv
+				if !has {
+					get = zero
+				}
+				for j := len(cols) - 1; j >= 0; j-- {
+					vals[j] = cols[j].eval(vals, get)
+				}
+				dst = strconv.AppendInt(dst, int64(ctx), 10)
+				dst = append(dst, ',')
+				if p := m.parent[ctx]; p >= 0 {
+					dst = strconv.AppendInt(dst, int64(p), 10)
+				}
+				dst = append(dst, ',')
+				if m.listed(ctx) {
+					dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+				}
+				dst = append(dst, ',')
+				dst = append(dst, m.ctxKind(ctx)...)
+				dst = append(dst, ',')
+				dst = render.AppendCSVField(dst, m.ctxName(ctx))
+				for _, v := range vals {
+					dst = append(dst, ',')
+					if !math.IsNaN(v) && !math.IsInf(v, 0) {
+						dst = render.AppendFloat(dst, v)
+					}
+				}
+				dst = append(dst, '\n')
+			}
+			return dst, nil
+		}}}
+	})
+}

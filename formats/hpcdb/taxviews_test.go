@@ -1,0 +1,323 @@
+package hpcdb_test
+
+import (
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	dec "github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
+)
+
+// taxColumns lists the columns of a taxonomy view in their order: per
+// metric and variant the inclusive, then the exclusive formula.
+func taxColumns(ms []dec.TaxMetric) (names []string, formulas []*dec.TaxFormula) {
+	for _, m := range ms {
+		for _, v := range m.Variants {
+			for _, f := range []*dec.TaxFormula{v.Inclusive, v.Exclusive} {
+				if f != nil {
+					names = append(names, m.Path+" ["+v.Name+"]")
+					formulas = append(formulas, f)
+				}
+			}
+		}
+	}
+	return names, formulas
+}
+
+// Every variant of every corpus default.yaml that is a single input shows,
+// at every context, the summary statistic HPCToolkit's own reader reads
+// (oracle profile_values.csv, the summary profile; profiles/summary.csv
+// where the case has no oracle).
+func TestMetaTaxonomyValues(t *testing.T) {
+	for _, dir := range metaCases(t) {
+		yml := filepath.Join(dir, "metrics", "default.yaml")
+		b, err := os.ReadFile(yml)
+		if err != nil {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			ms, err := dec.ParseTaxonomy(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := openMetaView(t, dir)
+			// input -> stat metric id, from metrics.csv
+			stat := map[dec.TaxInput]string{}
+			mrows := readCSV(t, v.fsys, "metrics.csv")
+			h := mrows[0]
+			for _, r := range mrows[1:] {
+				if r[col(t, h, "table")] == "summary" {
+					stat[dec.TaxInput{Metric: r[col(t, h, "metric")], Scope: r[col(t, h, "scope")], Formula: r[col(t, h, "formula")], Combine: r[col(t, h, "combine")]}] = r[col(t, h, "metric_id")]
+				}
+			}
+			// the summary values: ctx id -> stat metric id -> value
+			want := map[string]map[string]string{}
+			if rows, idx, ok := oracle(t, dir, "profile_values.csv"); ok {
+				for _, r := range rows {
+					if r[idx["prof_index"]] != "0" {
+						continue
+					}
+					c := r[idx["ctx_id"]]
+					if want[c] == nil {
+						want[c] = map[string]string{}
+					}
+					want[c][r[idx["metric_id"]]] = r[idx["value"]]
+				}
+			} else {
+				tb := v.table(t, "profiles/summary.csv", "ctx_id")
+				for c := range tb.rows {
+					want[c] = map[string]string{}
+					for id, column := range v.sumCol {
+						want[c][id] = tb.get(c, column)
+					}
+				}
+			}
+			rows := quickCSV(t, v.fsys, "taxonomy/default.csv")
+			names, formulas := taxColumns(ms)
+			if got := len(rows[0]) - 5; got != len(names) {
+				t.Fatalf("%d value columns, want %d: %v", got, len(names), rows[0])
+			}
+			if n := len(quickCSV(t, v.fsys, "cct.csv")); len(rows) != n {
+				t.Errorf("%d rows, cct.csv has %d", len(rows), n)
+			}
+			checked := 0
+			for j, f := range formulas {
+				if f.Input == nil {
+					continue
+				}
+				id, ok := stat[*f.Input]
+				if !ok {
+					t.Errorf("%s: input %+v is no summary statistic", names[j], *f.Input)
+					continue
+				}
+				for _, r := range rows[1:] {
+					w := want[r[0]][id]
+					if w == "" {
+						w = "0" // sparse: no value is 0
+					}
+					if got := r[5+j]; !sameFloat(got, w) {
+						t.Fatalf("ctx %s %s (%s): %q, want %s", r[0], names[j], rows[0][5+j], got, w)
+					}
+					checked++
+				}
+			}
+			if checked == 0 {
+				t.Error("no single-input variant checked")
+			}
+			if errs, _ := fs.ReadFile(v.fsys, "_errors.txt"); len(errs) > 0 {
+				t.Errorf("_errors.txt: %s", errs)
+			}
+		})
+	}
+}
+
+// testTaxonomy is a METRICS.yaml with derived formulas over the generated
+// metrics COSTA, COSTB and COSTC: arithmetic, a mean (a sum over a count
+// statistic), functions, nested children, `sum` and `first` formulas, a
+// formula hpcfs cannot read and an input meta.db lacks.
+const testTaxonomy = `%YAML 1.2
+---
+version: 0
+inputs:
+  - &a-I {metric: COSTA (s), scope: execution}
+  - &a-E {metric: COSTA (s), scope: function, formula: $$, combine: sum}
+  - &b-I {metric: COSTB (s), scope: execution}
+  - &b-E {metric: COSTB (s), scope: function}
+  - &c-I {metric: COSTC (s), scope: execution}
+  - &nope {metric: NOPE, scope: execution}
+roots:
+  - name: Cost
+    variants:
+      Sum:
+        formula:
+          inclusive: [*a-I, +, *b-I]
+          exclusive: [*a-E, +, *b-E]
+      Mean:
+        formula:
+          inclusive: {/: [*a-I, *c-I]}
+          exclusive: [*a-E, /, *b-E]
+      Scaled:
+        formula:
+          inclusive: [4*, [*a-I, -, *b-I], "+ 1"]
+          exclusive: {sqrt: [[*a-E, '*', *a-E]]}
+      Fn:
+        formula:
+          inclusive: {pow: [*a-I, 2]}
+          exclusive: {log: [[*b-E, +, 1]]}
+    children:
+      - name: A
+        variants:
+          Sum: {formula: {inclusive: *a-I, exclusive: *a-E}}
+          Mean: {formula: {inclusive: [2, '*', *a-I]}}
+        children:
+          - name: A2
+            variants:
+              Sum: {formula: {inclusive: [*a-I, '^', 2, /, [*c-I, +, 1]]}}
+      - name: B
+        variants:
+          Sum: {formula: {inclusive: *b-I, exclusive: *b-E}}
+  - name: Total
+    variants:
+      Sum:
+        formula: sum
+      First:
+        child variant: Sum
+        formula: first
+    children:
+      - name: A
+        variants:
+          Sum: {formula: {inclusive: *a-I, exclusive: *a-E}}
+      - name: C
+        variants:
+          Sum: {formula: {inclusive: *c-I}}
+  - name: Broken
+    variants:
+      Bad: {formula: {inclusive: {frobnicate: [*a-I]}, exclusive: [*nope, +, 1]}}
+`
+
+// A generated database with a METRICS.yaml of derived formulas: every
+// column equals its formula computed here from the same summary values
+// (cct.csv's columns, which TestMetaGenerated checks); undefined results
+// (0/0, x/0) and unreadable formulas are empty cells, the latter with an
+// _errors.txt line each.
+func TestMetaTaxonomyDerived(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteMeta(dir, gen.Config{Threads: 3, Contexts: 300, Metrics: 3, Samples: 5, Density: 0.4, Unlisted: 2, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics", "derived.yaml"), []byte(testTaxonomy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := hpcdb.OpenMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	cct := readCSV(t, fsys, "cct.csv")
+	ch := cct[0]
+	rows := readCSV(t, fsys, "taxonomy/derived.csv")
+	head := rows[0]
+	wantHead := []string{"ctx_id", "parent_id", "depth", "kind", "name",
+		"cost_sum_inc", "cost_sum_exc", "cost_mean_inc", "cost_mean_exc", "cost_scaled_inc", "cost_scaled_exc", "cost_fn_inc", "cost_fn_exc",
+		"cost_a_sum_inc", "cost_a_sum_exc", "cost_a_mean_inc", "cost_a_a2_sum_inc", "cost_b_sum_inc", "cost_b_sum_exc",
+		"total_sum_inc", "total_sum_exc", "total_first_inc", "total_first_exc", "total_a_sum_inc", "total_a_sum_exc", "total_c_sum_inc",
+		"broken_bad_inc", "broken_bad_exc"}
+	if !slices.Equal(head, wantHead) {
+		t.Fatalf("header\n%v, want\n%v", head, wantHead)
+	}
+	if len(rows) != len(cct) {
+		t.Fatalf("%d rows, cct.csv has %d", len(rows), len(cct))
+	}
+	nan := math.NaN()
+	empty := 0
+	for i, r := range rows[1:] {
+		c := cct[1+i]
+		for j, k := range []string{"ctx_id", "parent_id", "depth", "kind", "name"} {
+			if r[j] != c[col(t, ch, k)] {
+				t.Fatalf("row %d %s: %q, cct.csv %q", i, k, r[j], c[col(t, ch, k)])
+			}
+		}
+		val := func(column string) float64 {
+			v, err := strconv.ParseFloat(c[col(t, ch, column)], 64)
+			if err != nil {
+				t.Fatalf("cct.csv %s: %v", column, err)
+			}
+			return v
+		}
+		aI, aE, bI, bE, cI := val("costa_s_sum_inc"), val("costa_s_sum_exc"), val("costb_s_sum_inc"), val("costb_s_sum_exc"), val("costc_s_sum_inc")
+		want := map[string]float64{
+			"cost_sum_inc": aI + bI, "cost_sum_exc": aE + bE,
+			"cost_mean_inc": aI / cI, "cost_mean_exc": aE / bE,
+			"cost_scaled_inc": 4*(aI-bI) + 1, "cost_scaled_exc": math.Sqrt(aE * aE),
+			"cost_fn_inc": math.Pow(aI, 2), "cost_fn_exc": math.Log(bE + 1),
+			"cost_a_sum_inc": aI, "cost_a_sum_exc": aE, "cost_a_mean_inc": 2 * aI,
+			"cost_a_a2_sum_inc": math.Pow(aI, 2) / (cI + 1),
+			"cost_b_sum_inc":    bI, "cost_b_sum_exc": bE,
+			"total_sum_inc": aI + cI, "total_sum_exc": nan, // C has no exclusive formula: a null child
+			"total_first_inc": aI, "total_first_exc": aE,
+			"total_a_sum_inc": aI, "total_a_sum_exc": aE, "total_c_sum_inc": cI,
+			"broken_bad_inc": nan, "broken_bad_exc": nan,
+		}
+		for j, h := range head[5:] {
+			w, got := want[h], r[5+j]
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				if got != "" {
+					t.Errorf("ctx %s %s: %q, want empty", r[0], h, got)
+				}
+				empty++
+				continue
+			}
+			g, err := strconv.ParseFloat(got, 64)
+			if err != nil || g != w {
+				t.Errorf("ctx %s %s: %q, want %v", r[0], h, got, w)
+			}
+		}
+	}
+	// besides the always-empty columns, divisions by zero did occur
+	if empty <= 3*(len(rows)-1) {
+		t.Errorf("%d empty cells: no division by zero seen", empty)
+	}
+	errs := src.Errors.Lines()
+	for _, w := range []string{"frobnicate", "NOPE"} {
+		if !slices.ContainsFunc(errs, func(l string) bool {
+			return strings.Contains(l, "metrics/derived.yaml") && strings.Contains(l, w)
+		}) {
+			t.Errorf("_errors.txt has no line about %s: %q", w, errs)
+		}
+	}
+	if len(errs) != 2 {
+		t.Errorf("_errors.txt: %q", errs)
+	}
+}
+
+// A metrics/*.yaml that does not parse gives an _errors.txt line and no
+// view; the other taxonomy and every other view stay.
+func TestMetaTaxonomyMalformed(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteMeta(dir, gen.Config{Threads: 2, Contexts: 50, Metrics: 1, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"bad.yaml":  "roots: [ {name: X, variants: {Sum: {formula: *undefined}}}\n  - :\n",
+		"good.yaml": "inputs:\n  - &i {metric: COSTA (s), scope: execution}\nroots:\n  - name: X\n    variants: {Sum: {formula: {inclusive: *i}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "metrics", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := hpcdb.OpenMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	fsys := src.FS()
+	ents, err := fs.ReadDir(fsys, "taxonomy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "good.csv" {
+		t.Errorf("taxonomy/ holds %v, want good.csv only", ents)
+	}
+	good := readCSV(t, fsys, "taxonomy/good.csv")
+	if !slices.Equal(good[0], []string{"ctx_id", "parent_id", "depth", "kind", "name", "x_sum_inc"}) || len(good) != len(readCSV(t, fsys, "cct.csv")) {
+		t.Errorf("taxonomy/good.csv: %v, %d rows", good[0], len(good))
+	}
+	errs := src.Errors.Lines()
+	if len(errs) != 1 || !strings.Contains(errs[0], "metrics/bad.yaml") {
+		t.Errorf("_errors.txt: %q", errs)
+	}
+}
