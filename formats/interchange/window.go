@@ -105,7 +105,8 @@ const snapEvery = 1024
 
 // planWindows splits tr into windows of one span, the longest for which
 // each window's estimated size (every event it overlaps, whole, plus the
-// metadata) stays within limit, or 1/windowBuckets of the trace's span
+// metadata) stays within limit less 1/64 (a clipped event's times can
+// take a few more digits), or 1/windowBuckets of the trace's span
 // when none does. It reads the trace twice: for the histogram of event
 // bytes over time, and for each track's position at each window's start.
 // Memory: the histogram and windows x tracks positions. nil when the
@@ -160,7 +161,7 @@ func planWindows(tr Trace, limit int64) []*window {
 			for b := first; b < min(first+k, windowBuckets); b++ {
 				size += h.start[b]
 			}
-			fits = size <= limit
+			fits = size <= limit-limit/64 // room for clipped events' other lengths
 		}
 		if fits {
 			per = k
