@@ -119,9 +119,10 @@ func TestMetaTaxonomyValues(t *testing.T) {
 }
 
 // testTaxonomy is a METRICS.yaml with derived formulas over the generated
-// metrics COSTA, COSTB and COSTC: arithmetic, a mean (a sum over a count
-// statistic), functions, nested children, `sum` and `first` formulas, a
-// formula hpcfs cannot read and an input meta.db lacks.
+// metrics COSTA, COSTB and COSTC: arithmetic, means (a sum over a count
+// statistic, formula 1), ratios, functions, nested children, `sum` and
+// `first` formulas, a formula hpcfs cannot read and an input meta.db
+// lacks.
 const testTaxonomy = `%YAML 1.2
 ---
 version: 0
@@ -131,6 +132,8 @@ inputs:
   - &b-I {metric: COSTB (s), scope: execution}
   - &b-E {metric: COSTB (s), scope: function}
   - &c-I {metric: COSTC (s), scope: execution}
+  - &a-I-cnt {metric: COSTA (s), scope: execution, formula: 1}
+  - &a-E-cnt {metric: COSTA (s), scope: function, formula: 1, combine: sum}
   - &nope {metric: NOPE, scope: execution}
 roots:
   - name: Cost
@@ -140,6 +143,10 @@ roots:
           inclusive: [*a-I, +, *b-I]
           exclusive: [*a-E, +, *b-E]
       Mean:
+        formula:
+          inclusive: {/: [*a-I, *a-I-cnt]}
+          exclusive: [*a-E, /, *a-E-cnt]
+      Ratio:
         formula:
           inclusive: {/: [*a-I, *c-I]}
           exclusive: [*a-E, /, *b-E]
@@ -189,9 +196,26 @@ roots:
 // _errors.txt line each.
 func TestMetaTaxonomyDerived(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gen.WriteMeta(dir, gen.Config{Threads: 3, Contexts: 300, Metrics: 3, Samples: 5, Density: 0.4, Unlisted: 2, Seed: 7}); err != nil {
+	g, err := gen.WriteMeta(dir, gen.Config{Threads: 3, Contexts: 300, Metrics: 3, Samples: 5, Density: 0.4, Unlisted: 2, Counts: true, Seed: 7})
+	if err != nil {
 		t.Fatal(err)
 	}
+	// the count statistics of COSTA by hand: threads with a value
+	n := len(g.Parent)
+	cntE, cntI := make([]float64, g.NumContexts()+1), make([]float64, g.NumContexts()+1)
+	exc, inc := make([]float64, n), make([]float64, n)
+	for p := 1; p <= g.Threads; p++ {
+		g.Values(p, 0, exc, inc)
+		for c := range n {
+			if exc[c] != 0 {
+				cntE[c]++
+			}
+			if inc[c] != 0 {
+				cntI[c]++
+			}
+		}
+	}
+	cntI[g.EntryID()] = cntI[0] // the entry point holds the whole tree
 	if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +233,7 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 	rows := readCSV(t, fsys, "taxonomy/derived.csv")
 	head := rows[0]
 	wantHead := []string{"ctx_id", "parent_id", "depth", "kind", "name",
-		"cost_sum_inc", "cost_sum_exc", "cost_mean_inc", "cost_mean_exc", "cost_scaled_inc", "cost_scaled_exc", "cost_fn_inc", "cost_fn_exc",
+		"cost_sum_inc", "cost_sum_exc", "cost_mean_inc", "cost_mean_exc", "cost_ratio_inc", "cost_ratio_exc", "cost_scaled_inc", "cost_scaled_exc", "cost_fn_inc", "cost_fn_exc",
 		"cost_a_sum_inc", "cost_a_sum_exc", "cost_a_mean_inc", "cost_a_a2_sum_inc", "cost_b_sum_inc", "cost_b_sum_exc",
 		"total_sum_inc", "total_sum_exc", "total_first_inc", "total_first_exc", "total_a_sum_inc", "total_a_sum_exc", "total_c_sum_inc",
 		"broken_bad_inc", "broken_bad_exc"}
@@ -220,7 +244,7 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 		t.Fatalf("%d rows, cct.csv has %d", len(rows), len(cct))
 	}
 	nan := math.NaN()
-	empty := 0
+	empty, means := 0, 0
 	for i, r := range rows[1:] {
 		c := cct[1+i]
 		for j, k := range []string{"ctx_id", "parent_id", "depth", "kind", "name"} {
@@ -236,9 +260,15 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 			return v
 		}
 		aI, aE, bI, bE, cI := val("costa_s_sum_inc"), val("costa_s_sum_exc"), val("costb_s_sum_inc"), val("costb_s_sum_exc"), val("costc_s_sum_inc")
+		ctx, _ := strconv.Atoi(r[0])
+		nE, nI := 0.0, 0.0
+		if ctx < len(cntE) {
+			nE, nI = cntE[ctx], cntI[ctx]
+		}
 		want := map[string]float64{
 			"cost_sum_inc": aI + bI, "cost_sum_exc": aE + bE,
-			"cost_mean_inc": aI / cI, "cost_mean_exc": aE / bE,
+			"cost_mean_inc": aI / nI, "cost_mean_exc": aE / nE,
+			"cost_ratio_inc": aI / cI, "cost_ratio_exc": aE / bE,
 			"cost_scaled_inc": 4*(aI-bI) + 1, "cost_scaled_exc": math.Sqrt(aE * aE),
 			"cost_fn_inc": math.Pow(aI, 2), "cost_fn_exc": math.Log(bE + 1),
 			"cost_a_sum_inc": aI, "cost_a_sum_exc": aE, "cost_a_mean_inc": 2 * aI,
@@ -248,6 +278,9 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 			"total_first_inc": aI, "total_first_exc": aE,
 			"total_a_sum_inc": aI, "total_a_sum_exc": aE, "total_c_sum_inc": cI,
 			"broken_bad_inc": nan, "broken_bad_exc": nan,
+		}
+		if nI > 1 && r[col(t, head, "cost_mean_inc")] != "" {
+			means++ // a mean over more than one thread
 		}
 		for j, h := range head[5:] {
 			w, got := want[h], r[5+j]
@@ -263,6 +296,9 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 				t.Errorf("ctx %s %s: %q, want %v", r[0], h, got, w)
 			}
 		}
+	}
+	if means == 0 {
+		t.Error("no mean over several threads")
 	}
 	// besides the always-empty columns, divisions by zero did occur
 	if empty <= 3*(len(rows)-1) {

@@ -34,6 +34,7 @@ type Config struct {
 	GPU      bool    // identifier tuples with GPU device and stream kinds
 	Unlisted int     // contexts with values but no experiment.xml tag (ids past the tree)
 	Extra    int     // meta.db generation: bytes added to every extendable structure
+	Counts   bool    // meta.db generation: each scope also has a count summary (formula "1"): CountIDs
 	Seed     uint64
 }
 

@@ -26,6 +26,11 @@ var le = binary.LittleEndian
 // propMetricId and as statMetricId (the Sum summary).
 func MetaIDs(k int) (exc, inc int) { return 2 * k, 2*k + 1 }
 
+// CountIDs are the statMetricIds of base metric k's count summaries
+// (formula "1", combine sum: the number of thread profiles with a value)
+// when Config.Counts is set.
+func (g *DB) CountIDs(k int) (exc, inc int) { return 2*g.Metrics + 2*k, 2*g.Metrics + 2*k + 1 }
+
 // EntryID is the context id of the entry point.
 func (g *DB) EntryID() int { return g.NumContexts() }
 
@@ -133,8 +138,12 @@ func (g *DB) writeMetaDB(w *bufio.Writer) error {
 	b = append(b, make([]byte, g.Metrics*szMetric)...)
 	insts := len(b)
 	b = append(b, make([]byte, g.Metrics*2*szInst)...)
+	nsum := 2
+	if g.Counts {
+		nsum = 4
+	}
 	sums := len(b)
-	b = append(b, make([]byte, g.Metrics*2*szSum)...)
+	b = append(b, make([]byte, g.Metrics*nsum*szSum)...)
 	le.PutUint64(b[p:], uint64(metrics))
 	le.PutUint32(b[p+8:], uint32(g.Metrics))
 	b[p+12], b[p+13], b[p+14] = byte(szMetric), byte(szInst), byte(szSum)
@@ -149,19 +158,28 @@ func (g *DB) writeMetaDB(w *bufio.Writer) error {
 		m := metrics + k*szMetric
 		cstr(m, MetricName(k))
 		le.PutUint64(b[m+8:], uint64(insts+k*2*szInst))
-		le.PutUint64(b[m+16:], uint64(sums+k*2*szSum))
+		le.PutUint64(b[m+16:], uint64(sums+k*nsum*szSum))
 		le.PutUint16(b[m+24:], 2)
-		le.PutUint16(b[m+26:], 2)
+		le.PutUint16(b[m+26:], uint16(nsum))
 		e, i := MetaIDs(k)
 		for j, id := range []int{e, i} {
 			in := insts + (k*2+j)*szInst
 			le.PutUint64(b[in:], uint64(scopes+j*szScope))
 			le.PutUint16(b[in+8:], uint16(id))
-			s := sums + (k*2+j)*szSum
+			s := sums + (k*nsum+j)*szSum
 			le.PutUint64(b[s:], uint64(scopes+j*szScope))
 			cstr(s+8, "$$")
 			b[s+16] = 0
 			le.PutUint16(b[s+18:], uint16(id))
+		}
+		if g.Counts {
+			ce, ci := g.CountIDs(k)
+			for j, id := range []int{ce, ci} {
+				s := sums + (k*nsum+2+j)*szSum
+				le.PutUint64(b[s:], uint64(scopes+j*szScope))
+				cstr(s+8, "1")
+				le.PutUint16(b[s+18:], uint16(id))
+			}
 		}
 	}
 	b = pad8(b)
@@ -295,19 +313,39 @@ func MetricName(k int) string { return "COST" + string(rune('A'+k%26)) + " (s)" 
 
 // metaBlock renders profile p's values (p = 0: the summary) as the
 // meta.db generation stores them.
-func (g *DB) metaBlock(p int, exc, inc [][]float64) block {
+func (g *DB) metaBlock(p int, exc, inc [][]float64, cnt *counts) block {
 	var b block
+	var addVal func(v float64, id int)
+	cur := -1
+	// the count summaries of the context just written come after its sums
+	flush := func() {
+		if cnt == nil || cur < 0 || cur >= len(g.Parent) {
+			return
+		}
+		for k := 0; k < g.Metrics; k++ {
+			e, i := g.CountIDs(k)
+			if cnt.exc[k][cur] != 0 {
+				addVal(cnt.exc[k][cur], e)
+			}
+			if cnt.inc[k][cur] != 0 {
+				addVal(cnt.inc[k][cur], i)
+			}
+		}
+	}
 	addCtx := func(c int) {
+		flush()
+		cur = c
 		b.ctxs = le.AppendUint32(b.ctxs, uint32(c))
 		b.ctxs = le.AppendUint64(b.ctxs, b.nv)
 		b.nc++
 	}
-	addVal := func(v float64, id int) {
+	addVal = func(v float64, id int) {
 		b.vals = le.AppendUint16(b.vals, uint16(id))
 		b.vals = le.AppendUint64(b.vals, math.Float64bits(v))
 		b.nv++
 	}
 	g.eachValue(p, exc, inc, MetaIDs, addCtx, addVal)
+	flush()
 	// the entry point: inclusive values of the whole tree
 	addCtx(g.EntryID())
 	for k := 0; k < g.Metrics; k++ {
@@ -315,8 +353,18 @@ func (g *DB) metaBlock(p int, exc, inc [][]float64) block {
 			addVal(inc[k][0], i)
 		}
 	}
+	for k := 0; cnt != nil && k < g.Metrics; k++ {
+		if _, i := g.CountIDs(k); cnt.inc[k][0] != 0 {
+			addVal(cnt.inc[k][0], i)
+		}
+	}
 	return b
 }
+
+// counts are the summary profile's count statistics: per metric and
+// context, the number of thread profiles with an exclusive or inclusive
+// value.
+type counts struct{ exc, inc [][]float64 }
 
 func (g *DB) writeProfile4(w *bufio.Writer) error {
 	x := g.Extra
@@ -349,6 +397,11 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 	dataPtr := tuplePtr + align8(uint64(len(tuples)))
 	exc, inc := g.threadArrays()
 	sumE, sumI := g.threadArrays()
+	var cnt *counts
+	if g.Counts {
+		cnt = &counts{}
+		cnt.exc, cnt.inc = g.threadArrays()
+	}
 	type info struct {
 		nv, vals, ctxs uint64
 		nc             uint32
@@ -369,16 +422,22 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 			for c := range exc[k] {
 				sumE[k][c] += exc[k][c]
 				sumI[k][c] += inc[k][c]
+				if cnt != nil && exc[k][c] != 0 {
+					cnt.exc[k][c]++
+				}
+				if cnt != nil && inc[k][c] != 0 {
+					cnt.inc[k][c]++
+				}
 			}
 		}
 	}
-	sum := g.metaBlock(0, sumE, sumI)
+	sum := g.metaBlock(0, sumE, sumI, cnt)
 	place(0, sum)
 	for p := 1; p <= g.Threads; p++ {
 		for k := 0; k < g.Metrics; k++ {
 			g.Values(p, k, exc[k], inc[k])
 		}
-		place(p, g.metaBlock(p, exc, inc))
+		place(p, g.metaBlock(p, exc, inc, nil))
 	}
 	le.PutUint64(hdr[0x10:], infoSize)
 	le.PutUint64(hdr[0x18:], infoPtr)
@@ -418,7 +477,7 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 		for k := 0; k < g.Metrics; k++ {
 			g.Values(p, k, exc[k], inc[k])
 		}
-		write(g.metaBlock(p, exc, inc))
+		write(g.metaBlock(p, exc, inc, nil))
 	}
 	w.WriteString("_prof.db")
 	return nil
