@@ -20,6 +20,14 @@ import (
 // its inputs name, read from the summary profile as cct.csv reads them
 // (sumReader); `first` and `sum` formulas take the child metrics' values.
 
+// maxTaxColumns bounds the value columns of a taxonomy view (a hostile
+// file may name up to maxTaxonomyItems formulas); a batch of rows holds
+// about taxBatchCells cells.
+const (
+	maxTaxColumns = 4096
+	taxBatchCells = 64 << 10
+)
+
 // readTaxonomy reads and parses one metrics/*.yaml file; on a problem it
 // returns the metrics read before it (none for a YAML syntax error).
 func readTaxonomy(p, rel string) ([]hpcdb.TaxMetric, error) {
@@ -129,6 +137,7 @@ func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []tax
 	uniq := uniqueNames()
 	var cols []taxCol
 	var aggs []pending
+full:
 	for i, tm := range ms {
 		for _, v := range tm.Variants {
 			for _, inc := range []bool{true, false} {
@@ -141,6 +150,10 @@ func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []tax
 				}
 				if f == nil {
 					continue
+				}
+				if len(cols) == maxTaxColumns {
+					d.src.Errors.Report(rel, errString(where+": more than "+strconv.Itoa(maxTaxColumns)+" formulas; the view shows the first "+strconv.Itoa(maxTaxColumns)))
+					break full
 				}
 				name := tm.Path
 				if v.Name != "" {
@@ -185,7 +198,11 @@ func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []tax
 // taxRows renders one taxonomy view: a header, then the contexts in
 // cct.csv's order, 256 per batch.
 func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
-	return render.NewRows(256, func() []render.Part {
+	n := 0
+	for _, tm := range ms {
+		n += 2 * len(tm.Variants)
+	}
+	return render.NewRows(int64(max(1, min(256, taxBatchCells/(min(n, maxTaxColumns)+5)))), func() []render.Part {
 		m := d.model.get()
 		cols := d.taxColumns(m, ms, rel, where)
 		head := []string{"ctx_id", "parent_id", "depth", "kind", "name"}

@@ -357,3 +357,41 @@ func TestMetaTaxonomyMalformed(t *testing.T) {
 		t.Errorf("_errors.txt: %q", errs)
 	}
 }
+
+// A taxonomy of more formulas than a view holds shows the first 4096 and
+// says so; a `sum` over children partly cut off is empty.
+func TestMetaTaxonomyManyColumns(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.WriteMeta(dir, gen.Config{Threads: 2, Contexts: 50, Metrics: 1, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("inputs:\n  - &i {metric: COSTA (s), scope: execution}\nroots:\n  - name: T\n    variants: {S: {formula: sum}}\n    children:\n")
+	for k := range 5000 {
+		b.WriteString("      - {name: m" + strconv.Itoa(k) + ", variants: {S: {formula: {inclusive: *i}}}}\n")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics", "many.yaml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := hpcdb.OpenMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rows := readCSV(t, src.FS(), "taxonomy/many.csv")
+	cct := readCSV(t, src.FS(), "cct.csv")
+	if len(rows[0]) != 5+4096 || rows[0][5] != "t_s_inc" || rows[0][7] != "t_m0_s_inc" {
+		t.Fatalf("%d columns: %v", len(rows[0]), rows[0][:8])
+	}
+	for i, r := range rows[1:] {
+		if r[5] != "" || r[6] != "" || r[7] != cct[1+i][col(t, cct[0], "costa_s_sum_inc")] {
+			t.Fatalf("row %v", r[:8])
+		}
+	}
+	if errs := src.Errors.Lines(); len(errs) != 1 || !strings.Contains(errs[0], "more than 4096") {
+		t.Errorf("_errors.txt: %q", errs)
+	}
+}
