@@ -395,3 +395,61 @@ func TestMetaTaxonomyManyColumns(t *testing.T) {
 		t.Errorf("_errors.txt: %q", errs)
 	}
 }
+
+// With profile.db or meta.db cut, the taxonomy view still reads, with an
+// _errors.txt line; for a cut profile.db it agrees with cct.csv, which
+// shows the contexts past the damage as 0 (summaryIndex).
+func TestMetaTaxonomyDamaged(t *testing.T) {
+	c := gen.Config{Threads: 3, Contexts: 300, Metrics: 3, Unlisted: 1, Counts: true, Seed: 5}
+	write := func(t *testing.T) string {
+		dir := t.TempDir()
+		if _, err := gen.WriteMeta(dir, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "metrics"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "metrics", "derived.yaml"), []byte(testTaxonomy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, name := range []string{"profile.db", "meta.db"} {
+		for _, frac := range []float64{0.3, 0.6, 0.97} {
+			t.Run(name+"@"+strconv.FormatFloat(frac, 'f', -1, 64), func(t *testing.T) {
+				dir := write(t)
+				p := filepath.Join(dir, name)
+				fi, _ := os.Stat(p)
+				if err := os.Truncate(p, int64(float64(fi.Size())*frac)); err != nil {
+					t.Fatal(err)
+				}
+				src, err := hpcdb.OpenMeta(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer src.Close()
+				fsys := src.FS()
+				tax, _ := fs.ReadFile(fsys, "taxonomy/derived.csv")
+				if len(src.Errors.Lines()) == 0 {
+					t.Error("no _errors.txt line")
+				}
+				if name != "profile.db" {
+					return
+				}
+				if len(tax) == 0 {
+					t.Fatal("taxonomy/derived.csv is empty")
+				}
+				tl, cl := readCSV(t, fsys, "taxonomy/derived.csv"), readCSV(t, fsys, "cct.csv")
+				if len(tl) != len(cl) || len(tl) < 3 {
+					t.Fatalf("%d rows, cct.csv %d", len(tl), len(cl))
+				}
+				ti, ci := col(t, tl[0], "cost_a_sum_inc"), col(t, cl[0], "costa_s_sum_inc")
+				for i := 1; i < len(tl); i++ {
+					if tl[i][ti] != cl[i][ci] {
+						t.Fatalf("row %d: %s, cct.csv %s", i, tl[i][ti], cl[i][ci])
+					}
+				}
+			})
+		}
+	}
+}
