@@ -102,18 +102,24 @@ func (c *taxCol) eval(vals []float64, get func(int) float64) float64 {
 // formulas that cannot be evaluated against rel.
 func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []taxCol {
 	md := m.meta
+	// input formulas are compared without whitespace, as METRICS.yaml
+	// canonicalizes them
+	canon := func(in hpcdb.TaxInput) hpcdb.TaxInput {
+		in.Formula = strings.Join(strings.Fields(in.Formula), "")
+		return in
+	}
 	stat := map[hpcdb.TaxInput]int{}
 	for i := range md.Metrics {
 		mt := &md.Metrics[i]
 		for _, s := range mt.Summaries {
 			in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
 			if _, ok := m.sumIdx[int(s.StatMetricID)]; ok {
-				stat[in] = int(s.StatMetricID)
+				stat[canon(in)] = int(s.StatMetricID)
 			}
 		}
 	}
 	id := func(in hpcdb.TaxInput) (int, bool) {
-		k, ok := stat[in]
+		k, ok := stat[canon(in)]
 		return k, ok
 	}
 	type key struct {

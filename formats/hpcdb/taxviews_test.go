@@ -133,7 +133,7 @@ inputs:
   - &b-E {metric: COSTB (s), scope: function}
   - &c-I {metric: COSTC (s), scope: execution}
   - &a-I-cnt {metric: COSTA (s), scope: execution, formula: 1}
-  - &a-E-cnt {metric: COSTA (s), scope: function, formula: 1, combine: sum}
+  - &a-E-cnt {metric: COSTA (s), scope: function, formula: " 1 ", combine: sum}
   - &nope {metric: NOPE, scope: execution}
 roots:
   - name: Cost
