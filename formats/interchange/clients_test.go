@@ -14,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/hpcfs/hpcfs/formats"
+	"github.com/hpcfs/hpcfs/formats/interchange"
 	"github.com/hpcfs/hpcfs/formats/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
 )
@@ -313,5 +315,43 @@ func TestProfileTotals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPprofShowsNamesVerbatim: go tool pprof -top shows function names as
+// the source has them. pprof "demangles" a function whose system name
+// equals its name, cutting <...> and (...): HPCToolkit's placeholder
+// "<omp barrier wait>" became <unknown>, and C++ names lost their
+// parameters, which hpcviewer and callgrind_annotate show.
+func TestPprofShowsNamesVerbatim(t *testing.T) {
+	names := []string{"<omp barrier wait>", "std::vector<int>::push_back(int const&)", "main"}
+	p := interchange.NewProfile(func() (*interchange.Tree, error) {
+		tr := interchange.NewTree([]interchange.Metric{{Name: "cputime_ns", Unit: "nanoseconds"}})
+		for i, n := range names {
+			tr.Add(tr.Child(interchange.Root, interchange.Frame{Name: n}), 0, int64(1000*(i+1)))
+		}
+		return tr, nil
+	}, "names", nil, func(string) func(error) { return nil })
+	dir := vfs.NewDir()
+	p.AddViews(dir)
+	b, err := fs.ReadFile(vfs.NewFS(dir, time.Time{}), "profile.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "profile.pb.gz")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(pprofTool(t), "-top", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof -top: %v\n%s", err, out)
+	}
+	for _, n := range names {
+		if !strings.Contains(string(out), "  "+n+"\n") {
+			t.Errorf("pprof -top does not show %q:\n%s", n, out)
+		}
+	}
+	if strings.Contains(string(out), "<unknown>") {
+		t.Errorf("pprof -top shows <unknown>:\n%s", out)
 	}
 }

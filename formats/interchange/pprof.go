@@ -175,7 +175,13 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 			f := p.fnFrame[fn]
 			w.msg.uint(1, uint64(fn)+1)
 			w.msg.int(2, int64(ft.label[f]))
-			w.msg.int(3, int64(ft.name[f]))
+			// system_name only when it differs: pprof "demangles" a system
+			// name equal to the name, cutting <...> as if it were template
+			// arguments, so HPCToolkit's "<omp barrier wait>" showed as
+			// <unknown>
+			if ft.name[f] != ft.label[f] {
+				w.msg.int(3, int64(ft.name[f]))
+			}
 			w.msg.int(4, int64(ft.file[f]))
 		}
 		w.field(5, &w.msg)
