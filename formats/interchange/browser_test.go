@@ -94,7 +94,7 @@ func TestSpeedscopeImports(t *testing.T) {
 	tmp := t.TempDir()
 	for i, v := range views {
 		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			interchange.SetWindowLimit(5000)
+			interchange.SetWindowLimit(8000)
 		}
 		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
 		interchange.SetWindowLimit(interchange.DefaultWindowLimit)
@@ -137,7 +137,7 @@ func TestFlameGraphSVGRenders(t *testing.T) {
 	page := "<!DOCTYPE html><html><body style=\"margin:0\">\n"
 	for i, v := range views {
 		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			interchange.SetWindowLimit(5000)
+			interchange.SetWindowLimit(8000)
 		}
 		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
 		interchange.SetWindowLimit(interchange.DefaultWindowLimit)

@@ -21,6 +21,8 @@ type chromeTrace struct {
 
 	once   sync.Once
 	tracks []interchange.Track
+	thread []int  // per track: its thread
+	states []bool // per track: the thread's states track
 	origin uint64
 }
 
@@ -38,9 +40,10 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 				procNr[th.Proc] = int64(len(procNr))
 			}
 		}
-		names := make([]string, len(c.t.threads))
-		for i, th := range c.t.threads {
-			names[i] = th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10)
+		names := make([]string, 0, 2*len(c.t.threads))
+		for _, th := range c.t.threads {
+			n := th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10)
+			names = append(names, n, n+".states")
 		}
 		names = vfs.UniqueNames(names)
 		c.origin = math.MaxUint64
@@ -49,9 +52,13 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 			if clash {
 				pid = procNr[th.Proc]
 			}
-			c.tracks = append(c.tracks, interchange.Track{Pid: pid, Tid: th.TID,
-				Process: "loom " + th.Proc.Loom.Name + " proc " + strconv.FormatInt(th.Proc.PID, 10),
-				Thread:  "thread " + strconv.FormatInt(th.TID, 10), File: names[i]})
+			proc := "loom " + th.Proc.Loom.Name + " proc " + strconv.FormatInt(th.Proc.PID, 10)
+			thread := "thread " + strconv.FormatInt(th.TID, 10)
+			c.tracks = append(c.tracks,
+				interchange.Track{Pid: pid, Tid: th.TID, Process: proc, Thread: thread, File: names[2*i]},
+				interchange.Track{Pid: pid, Tid: statesTid(th.TID), Process: proc, Thread: thread + " states", File: names[2*i+1]})
+			c.thread = append(c.thread, i, i)
+			c.states = append(c.states, false, true)
 			if s, err := th.open(); s != nil {
 				var ev ovni.Event
 				if s.NewReader(s.Start(), 4096).Next(&ev) == nil {
@@ -71,9 +78,18 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 // Events reads thread i from pos (the zero Pos: its first event).
 func (c *chromeTrace) Events(i int, pos interchange.Pos) (interchange.Events, error) {
 	c.Tracks()
-	s, err := c.t.threads[i].open()
+	s, err := c.t.threads[c.thread[i]].open()
 	if s == nil {
 		return nil, err
+	}
+	if c.states[i] {
+		e := &stateEvents{origin: c.origin, r: s.NewReader(pos.At, 64<<10), stop: math.MaxInt64}
+		if len(pos.Aux) > 0 {
+			if err := e.resume(pos.Aux); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
 	}
 	e := &chromeEvents{origin: c.origin, s: s, r: s.NewReader(pos.At, 64<<10), stop: math.MaxInt64}
 	if len(pos.Aux) > 0 {

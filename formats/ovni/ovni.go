@@ -591,8 +591,15 @@ Example
   thread"); an end without a begin is an instant event. At most 64 bursts are open at
   once per thread: a begin beyond that, and its end, are instant events (with a note).
   Every other event (thread states OHx/OHp/..., task creation, ...) is an instant event
-  named as in events.csv (args: mcv, payload). Category: the model letter. ts counts
-  from the earliest event of all streams (the raw clocks are in events.txt).
+  named as in events.csv (args: mcv, payload); the thread state events stay there too.
+  Each thread also has a states track in the same process, right after it: tid -1-tid
+  (negative, so it never equals a real tid), thread name "thread <tid> states", file
+  trace/<loom>.<pid>.<tid>.states.json, with X events Running (from OHx execute or OHr
+  resume), Paused (OHp), Cooling (OHc) and Warming (OHw), each lasting until the
+  thread's next state event; OHe (end) ends the state, and the last state ends at the
+  thread's last event. OHC (create) is emitted by the creating thread and is no state.
+  Category: the model letter. ts counts from the earliest event of all streams (the raw
+  clocks are in events.txt).
 `)
 	return []byte(b.String()), nil
 }
