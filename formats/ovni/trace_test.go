@@ -137,6 +137,11 @@ func writeNested(t *testing.T) (dir string, wantX, wantI int) {
 		evs = append(evs, gen.Event{MCV: mcv, Clock: clock, Payload: payload})
 	}
 	for rep := range 300 {
+		// a thread state event: an instant event and, on the states
+		// track, a slice ending at the next one or at the thread's end
+		add("OH"+string("xcpwr"[rep%5]), nil)
+		wantI++
+		wantX++
 		d := rep%(maxOpen+20) + 1
 		for k := range d {
 			add("ZA[", []byte{byte(k), byte(rep)})
