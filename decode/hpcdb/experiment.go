@@ -120,7 +120,6 @@ type Node struct {
 	ID     int64 // i (negative for a companion of context -i)
 	It     int64 // it; 0 when absent
 	Proc   int64 // n: ProcedureTable id (PF); -1 when absent
-	Static int64 // s
 	File   int64 // f; -1 when absent
 	Line   int64 // l
 	Module int64 // lm; -1 when absent
@@ -613,7 +612,7 @@ func (p *xmlParser) start(off int, name string) error {
 		if n.Proc, err = p.num(off, "n", -1); err != nil {
 			return err
 		}
-		if n.Static, err = p.num(off, "s", -1); err != nil {
+		if _, err = p.num(off, "s", -1); err != nil { // s is checked, not kept
 			return err
 		}
 		if n.File, err = p.num(off, "f", -1); err != nil {
