@@ -132,6 +132,20 @@ type Node struct {
 	Prop  uint16 // propagation bitmask
 }
 
+// countContextTags estimates the context tags in b, so that the node list
+// is made once at its size instead of growing by append (which holds the
+// old and the new array at once: the peak of a database's build). It is at
+// most one tag per 32 bytes of file (HPCToolkit writes ~70), so that a file
+// of bare tags cannot make it allocate more than about twice its size; a
+// denser tree grows by append.
+func countContextTags(b []byte) int {
+	n := 0
+	for _, tag := range []string{"<PF ", "<Pr ", "<A ", "<C ", "<S ", "<L "} {
+		n += bytes.Count(b, []byte(tag))
+	}
+	return min(n, len(b)/32)
+}
+
 // OpenExperiment parses the experiment.xml at path.
 func OpenExperiment(path string) (*Experiment, error) {
 	b, err := os.ReadFile(path)
@@ -585,6 +599,9 @@ func (p *xmlParser) start(off int, name string) error {
 	case "SecCallPathProfileData":
 		p.inTree = true
 		x.TreeOffset = int64(off)
+		if x.Nodes == nil {
+			x.Nodes = make([]Node, 0, 1+countContextTags(p.b[off:]))
+		}
 		x.Nodes = append(x.Nodes, Node{Kind: NodeRoot, Parent: -1, Proc: -1, File: -1, Module: -1})
 		p.nodes = append(p.nodes[:0], 0)
 	case "PF", "C", "S", "L", "Pr", "A":
