@@ -292,6 +292,23 @@ func show(v bool) string {
 // maxTaxonomySize bounds the metrics/*.yaml files read.
 const maxTaxonomySize = 4 << 20
 
+// taxInputs maps each summary statistic of meta.db that has a summary
+// column, as a METRICS.yaml input names it, to its stat metric id.
+func (m *model) taxInputs() map[hpcdb.TaxInput]int {
+	md := m.meta
+	out := map[hpcdb.TaxInput]int{}
+	for i := range md.Metrics {
+		mt := &md.Metrics[i]
+		for _, s := range mt.Summaries {
+			if _, ok := m.sumIdx[int(s.StatMetricID)]; ok {
+				in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
+				out[in] = int(s.StatMetricID)
+			}
+		}
+	}
+	return out
+}
+
 // taxonomyFiles are the metric taxonomies beside meta.db.
 func (d *db) taxonomyFiles() []string {
 	m, _ := filepath.Glob(filepath.Join(d.dir, "metrics", "*.yaml"))
@@ -304,16 +321,9 @@ func (d *db) taxonomyFiles() []string {
 // (and cct.csv for the execution and function scopes).
 func (d *db) taxonomyCSV() ([]byte, error) {
 	m := d.model.get()
-	md := m.meta
 	cols := map[hpcdb.TaxInput]string{}
-	for i := range md.Metrics {
-		mt := &md.Metrics[i]
-		for _, s := range mt.Summaries {
-			in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
-			if k, ok := m.sumIdx[int(s.StatMetricID)]; ok {
-				cols[in] = m.summary[k].column
-			}
-		}
+	for in, id := range m.taxInputs() {
+		cols[in] = m.summary[m.sumIdx[id]].column
 	}
 	name := func(in hpcdb.TaxInput) string {
 		if c, ok := cols[in]; ok {

@@ -101,7 +101,6 @@ func (c *taxCol) eval(vals []float64, get func(int) float64) float64 {
 // taxColumns compiles the variants of ms into columns, reporting the
 // formulas that cannot be evaluated against rel.
 func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []taxCol {
-	md := m.meta
 	// input formulas are compared without whitespace, as METRICS.yaml
 	// canonicalizes them
 	canon := func(in hpcdb.TaxInput) hpcdb.TaxInput {
@@ -109,13 +108,9 @@ func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []tax
 		return in
 	}
 	stat := map[hpcdb.TaxInput]int{}
-	for i := range md.Metrics {
-		mt := &md.Metrics[i]
-		for _, s := range mt.Summaries {
-			in := hpcdb.TaxInput{Metric: mt.Name, Scope: scopeName(md, s.Scope), Formula: s.Formula, Combine: hpcdb.CombineName(s.Combine)}
-			if _, ok := m.sumIdx[int(s.StatMetricID)]; ok {
-				stat[canon(in)] = int(s.StatMetricID)
-			}
+	for in, id := range m.taxInputs() {
+		if k, ok := stat[canon(in)]; !ok || id < k { // one answer when two differ only in spaces
+			stat[canon(in)] = id
 		}
 	}
 	id := func(in hpcdb.TaxInput) (int, bool) {
@@ -232,18 +227,7 @@ func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
 				for j := len(cols) - 1; j >= 0; j-- {
 					vals[j] = cols[j].eval(vals, get)
 				}
-				dst = strconv.AppendInt(dst, int64(ctx), 10)
-				dst = append(dst, ',')
-				if p := m.parent[ctx]; p >= 0 {
-					dst = strconv.AppendInt(dst, int64(p), 10)
-				}
-				dst = append(dst, ',')
-				if m.listed(ctx) {
-					dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
-				}
-				dst = append(dst, ',')
-				dst = append(dst, m.ctxKind(ctx)...)
-				dst = append(dst, ',')
+				dst = appendCtxColumns(dst, m, ctx)
 				dst = render.AppendCSVField(dst, m.ctxName(ctx))
 				for _, v := range vals {
 					dst = append(dst, ',')

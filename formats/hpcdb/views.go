@@ -326,18 +326,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 					dst = appendCCTTxt(dst, m, ctx, vals, total)
 					continue
 				}
-				dst = strconv.AppendInt(dst, int64(ctx), 10)
-				dst = append(dst, ',')
-				if p := m.parent[ctx]; p >= 0 {
-					dst = strconv.AppendInt(dst, int64(p), 10)
-				}
-				dst = append(dst, ',')
-				if m.listed(ctx) {
-					dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
-				}
-				dst = append(dst, ',')
-				dst = append(dst, m.ctxKind(ctx)...)
-				dst = append(dst, ',')
+				dst = appendCtxColumns(dst, m, ctx)
 				if m.meta != nil {
 					if ctx > 0 && m.listed(ctx) {
 						dst = append(dst, hpcdb.RelationName(m.tag[ctx].rel)...)
@@ -551,3 +540,21 @@ func (d *db) proceduresCSV() ([]byte, error) {
 }
 
 var _ = math.NaN
+
+// appendCtxColumns writes the columns cct.csv and taxonomy/*.csv start
+// with: ctx_id, parent_id, depth (empty for unlisted contexts) and kind,
+// each followed by a comma.
+func appendCtxColumns(dst []byte, m *model, ctx int) []byte {
+	dst = strconv.AppendInt(dst, int64(ctx), 10)
+	dst = append(dst, ',')
+	if p := m.parent[ctx]; p >= 0 {
+		dst = strconv.AppendInt(dst, int64(p), 10)
+	}
+	dst = append(dst, ',')
+	if m.listed(ctx) {
+		dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
+	}
+	dst = append(dst, ',')
+	dst = append(dst, m.ctxKind(ctx)...)
+	return append(dst, ',')
+}

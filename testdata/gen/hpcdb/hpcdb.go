@@ -186,18 +186,29 @@ func (g *DB) UnlistedCost(p, u, k int) float64 {
 // Write generates the database described by c into dir.
 func Write(dir string, c Config) (*DB, error) {
 	g := New(c)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := writeFiles(dir, []namedWriter{{"experiment.xml", g.writeXML}, {"profile.db", g.writeProfile}, {"cct.db", g.writeCCT}, {"trace.db", g.writeTrace}}); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name string
-		fn   func(w *bufio.Writer) error
-	}{{"experiment.xml", g.writeXML}, {"profile.db", g.writeProfile}, {"cct.db", g.writeCCT}, {"trace.db", g.writeTrace}} {
+	return g, nil
+}
+
+// A namedWriter writes the file name of a database.
+type namedWriter struct {
+	name string
+	fn   func(w *bufio.Writer) error
+}
+
+// writeFiles writes each file into dir, made if missing.
+func writeFiles(dir string, files []namedWriter) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
 		if err := writeFile(filepath.Join(dir, f.name), f.fn); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return g, nil
+	return nil
 }
 
 func writeFile(path string, fn func(*bufio.Writer) error) error {

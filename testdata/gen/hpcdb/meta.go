@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"math"
-	"os"
-	"path/filepath"
 )
 
 // The meta.db generation (HPCToolkit 2022.10 and later): WriteMeta writes
@@ -50,16 +48,8 @@ func MetaFile(c int) int { return c % len(MetaFiles) }
 // meta.db generation.
 func WriteMeta(dir string, c Config) (*DB, error) {
 	g := New(c)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := writeFiles(dir, []namedWriter{{"meta.db", g.writeMetaDB}, {"profile.db", g.writeProfile4}, {"cct.db", g.writeCCT4}, {"trace.db", g.writeTrace4}}); err != nil {
 		return nil, err
-	}
-	for _, f := range []struct {
-		name string
-		fn   func(w *bufio.Writer) error
-	}{{"meta.db", g.writeMetaDB}, {"profile.db", g.writeProfile4}, {"cct.db", g.writeCCT4}, {"trace.db", g.writeTrace4}} {
-		if err := writeFile(filepath.Join(dir, f.name), f.fn); err != nil {
-			return nil, err
-		}
 	}
 	return g, nil
 }
