@@ -9,33 +9,12 @@ import (
 	"testing"
 
 	hpcrundec "github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/testdata"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 	hpcrungen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 	webgrindgen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 )
-
-// copyDir copies the regular files of a directory tree.
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestNamesFromDataNeverHide: names from data that equal hpcfs's own names,
 // or ids that are numerically equal, get distinct names, each listed in
@@ -74,8 +53,8 @@ func TestNamesFromDataNeverHide(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				copyDir(t, trace, dir)
-				copyDir(t, filepath.Join(dir, "loom.demo", "proc.4100"), filepath.Join(dir, "loom.demo", "proc.04100"))
+				testdata.CopyDir(t, trace, dir)
+				testdata.CopyDir(t, filepath.Join(dir, "loom.demo", "proc.4100"), filepath.Join(dir, "loom.demo", "proc.04100"))
 			},
 			want: []string{"loom.demo/proc.4100/thread.4101/", "loom.demo/proc.04100/thread.4101/", "loom.demo/proc.4200/"},
 		},

@@ -52,8 +52,8 @@ func TestMetaDBMount(t *testing.T) {
 // A folder holding a database of each generation mounts both.
 func TestMetaDBFolderOfBothGenerations(t *testing.T) {
 	dir := t.TempDir()
-	copyDir(t, testdata.Corpus(t, "hpctoolkit-metadb", "pipit-ping-pong"), filepath.Join(dir, "new"))
-	copyDir(t, testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"), filepath.Join(dir, "old"))
+	testdata.CopyDir(t, testdata.Corpus(t, "hpctoolkit-metadb", "pipit-ping-pong"), filepath.Join(dir, "new"))
+	testdata.CopyDir(t, testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"), filepath.Join(dir, "old"))
 	mnt := mountCLI(t, dir)
 	for _, p := range []string{"new/cct.csv", "old/cct.csv", "new/traces", "old/dump/profile.db.txt"} {
 		if _, err := os.Stat(filepath.Join(mnt, p)); err != nil {
@@ -67,27 +67,6 @@ func TestMetaDBFolderOfBothGenerations(t *testing.T) {
 	head := string(mustRead(t, filepath.Join(mnt, "new", "cct.csv")))
 	if !strings.HasPrefix(head, "ctx_id,parent_id,depth,kind,relation,") {
 		t.Errorf("new/cct.csv is not of the meta.db generation: %.80s", head)
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
