@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/formats/ovni"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcrun"
 	"github.com/hpcfs/hpcfs/formats/ovni"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/formats/webgrind"
 )
 

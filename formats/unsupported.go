@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 // unsupported names, in a few words, a source hpcfs recognises by its

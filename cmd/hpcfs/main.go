@@ -15,7 +15,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/hpcfs/hpcfs/formats"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/internal/demo"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

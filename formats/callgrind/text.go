@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
-	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 var errEOF = io.EOF

@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

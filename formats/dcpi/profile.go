@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )

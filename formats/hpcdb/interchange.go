@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // profileMetric is one inclusive visible metric as an interchange metric:

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/formats/interchange"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

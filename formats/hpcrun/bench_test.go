@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 )

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // metricUnit is how one cct.csv metric column becomes an integral

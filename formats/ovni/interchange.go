@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
-	"github.com/hpcfs/hpcfs/formats/interchange"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
-	"github.com/hpcfs/hpcfs/formats/interchange"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
-	"github.com/hpcfs/hpcfs/formats/vfs"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcfs/hpcfs/formats/interchange"
+	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
