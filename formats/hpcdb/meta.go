@@ -1,6 +1,7 @@
 package hpcdb
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -354,8 +355,9 @@ func (d *db) taxonomyCSV() ([]byte, error) {
 	return b, nil
 }
 
-// metaHeaderText decodes every section of meta.db.
-func (d *db) metaHeaderText(b []byte, kv func(string, any)) []byte {
+// metaHeaderText appends every section of meta.db to b.
+func (d *db) metaHeaderText(b []byte) []byte {
+	kv := func(k string, v any) { b = fmt.Appendf(b, "%s: %v\n", k, v) }
 	m := d.model.get()
 	md := m.meta
 	b = append(b, "[meta.db]\n"...)
@@ -397,7 +399,7 @@ func (d *db) metaHeaderText(b []byte, kv func(string, any)) []byte {
 	for k, n := range md.EntryNames {
 		kv("entry_"+strconv.Itoa(k), n+" (kind "+strconv.Itoa(int(md.EntryKinds[k]))+")")
 	}
-	kv("contexts", len(md.Contexts)-1-len(md.EntryNames))
+	kv("contexts", m.numTags-1-len(md.EntryNames))
 	kv("max_context_id", uint64(md.MaxCtx))
 	b = append(b, "\n[meta.db modules]\n"...)
 	kv("modules", len(md.Modules))

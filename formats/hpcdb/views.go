@@ -100,7 +100,7 @@ func (d *db) headerText() ([]byte, error) {
 		return old
 	}
 	if m.meta != nil {
-		b = d.metaHeaderText(b, kv)
+		b = d.metaHeaderText(b)
 		goto binary
 	}
 	b = append(b, "[experiment.xml]\n"...)
