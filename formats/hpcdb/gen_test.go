@@ -13,8 +13,8 @@ import (
 	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 

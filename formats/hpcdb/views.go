@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 func (d *db) buildViews() {

@@ -21,9 +21,9 @@ import (
 	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // Format registers hpcrun profiles and measurement directories.

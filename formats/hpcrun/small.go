@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 func (m *mount) readme() ([]byte, error) {
