@@ -30,24 +30,51 @@ func TestMountedMapFS(t *testing.T) {
 	}
 }
 
+// TestReadOnly: every write fails with EROFS, also (as root) after
+// `mount -o remount,rw`, when the kernel passes the requests on.
 func TestReadOnly(t *testing.T) {
 	mnt := fsnodetest.Mount(t, sample())
 	file := filepath.Join(mnt, "dir0/file000.txt")
-	for name, op := range map[string]func() error{
-		"write":  func() error { return os.WriteFile(file, []byte("x"), 0o644) },
-		"create": func() error { _, err := os.Create(filepath.Join(mnt, "new")); return err },
-		"mkdir":  func() error { return os.Mkdir(filepath.Join(mnt, "d"), 0o755) },
-		"rename": func() error { return os.Rename(file, filepath.Join(mnt, "moved")) },
-		"remove": func() error { return os.Remove(file) },
-		"chmod":  func() error { return os.Chmod(file, 0o777) },
-	} {
-		if err := op(); !errors.Is(err, syscall.EROFS) {
-			t.Errorf("%s: %v, want EROFS", name, err)
+	dir := filepath.Join(mnt, "dir1")
+	ops := map[string]func() error{
+		"write":    func() error { return os.WriteFile(file, []byte("x"), 0o644) },
+		"create":   func() error { _, err := os.Create(filepath.Join(mnt, "new")); return err },
+		"mkdir":    func() error { return os.Mkdir(filepath.Join(mnt, "d"), 0o755) },
+		"rename":   func() error { return os.Rename(file, filepath.Join(mnt, "moved")) },
+		"remove":   func() error { return os.Remove(file) },
+		"unlink":   func() error { return syscall.Unlink(file) },
+		"rmdir":    func() error { return syscall.Rmdir(dir) },
+		"chmod":    func() error { return os.Chmod(file, 0o777) },
+		"truncate": func() error { return os.Truncate(file, 0) },
+		"utimes":   func() error { return os.Chtimes(file, time.Now(), time.Now()) },
+		"link":     func() error { return os.Link(file, filepath.Join(mnt, "hard")) },
+		"symlink":  func() error { return os.Symlink("dir0", filepath.Join(mnt, "sym")) },
+		"mknod":    func() error { return syscall.Mkfifo(filepath.Join(mnt, "fifo"), 0o644) },
+	}
+	check := func(when string) {
+		for name, op := range ops {
+			if err := op(); !errors.Is(err, syscall.EROFS) {
+				t.Errorf("%s: %s: %v, want EROFS", when, name, err)
+			}
+		}
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("%s: %v after the writes", when, err)
+		}
+		if des, err := os.ReadDir(dir); err != nil || len(des) != 100 {
+			t.Errorf("%s: dir1 holds %d entries (%v) after the writes, want 100", when, len(des), err)
 		}
 	}
+	check("read-only mount")
 	if _, err := os.Stat(filepath.Join(mnt, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stat of a missing name: %v", err)
 	}
+	if os.Geteuid() != 0 {
+		return // only root may remount
+	}
+	if err := syscall.Mount("", mnt, "", syscall.MS_REMOUNT, ""); err != nil {
+		t.Fatalf("remount,rw: %v", err)
+	}
+	check("after remount,rw")
 }
 
 func TestStableInodesAndOrder(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	hpcrundec "github.com/hpcfs/hpcfs/decode/hpcrun"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
@@ -99,16 +98,7 @@ var changes = map[string]func(p string) error{
 		}
 		return os.Truncate(p, fi.Size()/2)
 	},
-	"overwrite": func(p string) error {
-		f, err := os.OpenFile(p, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		fi, _ := f.Stat()
-		_, err = f.WriteAt(bytes.Repeat([]byte{0x5a}, int(min(fi.Size()/2, 4096))), fi.Size()/3)
-		f.Close()
-		return err
-	},
+	"overwrite": overwrite,
 	"rename": func(p string) error {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -120,12 +110,64 @@ var changes = map[string]func(p string) error{
 		return os.Rename(p+".new", p)
 	},
 	"delete": os.Remove,
+	// Written in place with the same size and the modification time set
+	// back: only the change time tells.
+	"rewrite-keep-mtime": func(p string) error {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		if err := overwrite(p); err != nil {
+			return err
+		}
+		return os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	},
+}
+
+// overwrite writes into the middle of p, keeping its size.
+func overwrite(p string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	fi, _ := f.Stat()
+	_, err = f.WriteAt(bytes.Repeat([]byte{0x5a}, int(min(fi.Size()/2, 4096))), fi.Size()/3)
+	f.Close()
+	return err
+}
+
+// afterTick returns once the file system's clock for change times has
+// moved past the change time of every file in files: the kernel keeps
+// times in steps of its clock tick, and a change made in the same tick
+// as the original write would not show in them.
+func afterTick(t *testing.T, files ...string) {
+	ctime := func(p string) int64 {
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ctim.Nano()
+	}
+	var last int64
+	for _, f := range files {
+		last = max(last, ctime(f))
+	}
+	probe := filepath.Join(t.TempDir(), "tick")
+	for {
+		if err := os.WriteFile(probe, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if ctime(probe) > last {
+			return
+		}
+	}
 }
 
 // TestSourceChangedUnderMount changes an input of a mounted source of each
-// format (truncated, overwritten in place, replaced by rename, deleted):
-// one mount per format of a folder holding four copies of its source, one
-// per change (DCPI: four mounts). Every file of a changed source's root then either fails with
+// format (truncated, overwritten in place, overwritten with its modification
+// time set back, replaced by rename, deleted):
+// one mount per format of a folder holding five copies of its source, one
+// per change (DCPI: five mounts). Every file of a changed source's root then either fails with
 // EIO or reads exactly as before (files made when the source was opened),
 // at least one fails, its _errors.txt names the changed file, and the
 // copies not yet changed still read as before.
@@ -135,7 +177,7 @@ func TestSourceChangedUnderMount(t *testing.T) {
 		formats = append(formats, f)
 	}
 	sort.Strings(formats)
-	kinds := []string{"delete", "overwrite", "rename", "truncate"}
+	kinds := []string{"delete", "overwrite", "rename", "rewrite-keep-mtime", "truncate"}
 	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			folder := t.TempDir()
@@ -162,9 +204,11 @@ func TestSourceChangedUnderMount(t *testing.T) {
 				}
 				before[kind] = readRoot(t, roots[kind])
 			}
-			// The kernel's clock for modification times is coarse (a tick):
-			// a rewrite in the same tick as the write would not show.
-			time.Sleep(20 * time.Millisecond)
+			var files []string
+			for _, p := range inputs {
+				files = append(files, p)
+			}
+			afterTick(t, files...)
 			for k, kind := range kinds {
 				if err := changes[kind](inputs[kind]); err != nil {
 					t.Fatal(err)

@@ -18,7 +18,7 @@ var ErrInputChanged = errors.New("input changed under the mount")
 const maxInputs = 20000
 
 // Inputs are the files a source's views are made from, with the identity
-// (device, inode, size, modification time) each had when the source was
+// (device, inode, size, modification and change time) each had when the source was
 // opened. Check compares them with the files now at those paths; the
 // first difference is reported once in _errors.txt, and from then on every
 // check fails without asking the file system again.
@@ -56,6 +56,10 @@ type inputFile struct {
 	dev, ino uint64
 	size     int64
 	mtime    syscall.Timespec
+	// ctime moves on every write and cannot be set back, so a file
+	// rewritten in place with its size and modification time restored
+	// is seen too.
+	ctime syscall.Timespec
 }
 
 // identify stats path with stat(2) directly: Check runs on every read, and
@@ -65,7 +69,7 @@ func identify(path string) (inputFile, error) {
 	if err := syscall.Stat(path, &st); err != nil {
 		return inputFile{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	return inputFile{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim}, nil
+	return inputFile{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
 }
 
 // NewInputs records the identity of the regular files at path (the file
@@ -97,8 +101,8 @@ func (s *Source) Watch(in *Inputs) {
 }
 
 // Check reports ErrInputChanged, naming the file, once any input differs
-// from what was recorded: truncated or grown, rewritten (modification
-// time), replaced (device or inode) or deleted.
+// from what was recorded: truncated or grown, rewritten (modification or
+// change time), replaced (device or inode) or deleted.
 func (in *Inputs) Check() error { return in.check(strictRecheck) }
 
 // check is Check, trusting a check that found nothing less than maxAge ago.
@@ -128,6 +132,9 @@ func (in *Inputs) check(maxAge time.Duration) error {
 		case now.mtime != f.mtime:
 			mt := time.Unix(now.mtime.Unix()).UTC().Format(time.RFC3339Nano)
 			what = "rewritten (modification time " + mt + ")"
+		case now.ctime != f.ctime:
+			ct := time.Unix(now.ctime.Unix()).UTC().Format(time.RFC3339Nano)
+			what = "rewritten or its attributes changed (change time " + ct + ")"
 		default:
 			continue
 		}

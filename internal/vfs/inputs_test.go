@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -22,6 +23,31 @@ func TestInputsCheck(t *testing.T) {
 			return os.Rename(p+".new", p)
 		},
 		"delete": os.Remove,
+		// Same size, modification time set back: only the change time,
+		// which no one can set back, tells.
+		"rewrite-keep-mtime": func(p string) error {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			ctime := func() syscall.Timespec {
+				var st syscall.Stat_t
+				syscall.Stat(p, &st)
+				return st.Ctim
+			}
+			before := ctime()
+			// The change time moves in steps of the kernel's clock tick:
+			// rewrite until it has moved.
+			for ctime() == before {
+				if err := os.WriteFile(p, []byte("jihgfedcba"), 0o644); err != nil {
+					return err
+				}
+				if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
