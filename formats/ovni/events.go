@@ -57,6 +57,15 @@ func (th *thread) appendLine(dst []byte, ev *ovni.Event, last int64) []byte {
 	return append(appendColonHex(dst, ev.Payload), '\n')
 }
 
+// appendDescribed appends th's line of ev in plain ovnidump's layout (1.6
+// and later): "<clock>  <MCV>  <stream path>  <description>".
+func (th *thread) appendDescribed(dst []byte, ev *ovni.Event, d *ovni.Describer) []byte {
+	dst = appendPadded(dst, int64(ev.Clock), false)
+	dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2], ' ', ' ')
+	dst = append(dst, th.key...)
+	return append(d.Append(dst, ev), '\n')
+}
+
 // colonHex holds ":xx" for every byte value.
 var colonHex = func() (t [256 * 3]byte) {
 	for i := range 256 {

@@ -12,7 +12,8 @@ import (
 // event of every stream, then the clock of every stream's previous event. A stream that turns out malformed ends there and
 // is reported; the others go on.
 type mergeGen struct {
-	t *trace
+	t    *trace
+	desc *ovni.Describer // events-described.txt: plain ovnidump's lines; nil for events.txt
 }
 
 // mergeBufferTotal bounds the read-ahead buffers of one merge cursor: a
@@ -26,6 +27,7 @@ type mergeCursor struct {
 	pending []ovni.Event   // the next event of each stream in the heap
 	last    []int64        // the clock of each stream's previous event
 	heap    []int32        // streams with a pending event, by (clock, stream)
+	scratch []byte         // a described line while sizing
 }
 
 func (g *mergeGen) Start(state any) (render.Cursor, error) {
@@ -151,7 +153,11 @@ func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
 			}
 			return dst, io.EOF
 		}
-		dst = threads[i].appendLine(dst, &c.pending[i], c.last[i])
+		if c.g.desc != nil {
+			dst = threads[i].appendDescribed(dst, &c.pending[i], c.g.desc)
+		} else {
+			dst = threads[i].appendLine(dst, &c.pending[i], c.last[i])
+		}
 		c.last[i] = int64(c.pending[i].Clock)
 		c.advance()
 	}
@@ -170,7 +176,12 @@ func (c *mergeCursor) NextLen() (int64, error) {
 			return 0, io.EOF
 		}
 		ev := &c.pending[i]
-		n += threads[i].lineLen(ev.Clock, c.last[i], int64(len(ev.Payload)))
+		if c.g.desc != nil {
+			c.scratch = threads[i].appendDescribed(c.scratch[:0], ev, c.g.desc)
+			n += int64(len(c.scratch))
+		} else {
+			n += threads[i].lineLen(ev.Clock, c.last[i], int64(len(ev.Payload)))
+		}
 		c.last[i] = int64(ev.Clock)
 		c.advance()
 	}

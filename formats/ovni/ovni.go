@@ -174,6 +174,9 @@ func Open(dir string) (*vfs.Source, error) {
 		files = append(files, th.Path)
 	}
 	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, render.IndexKey("ovni", "events.txt", files...), nil))
+	if d := t.describer(); d != nil {
+		root.AddFile("events-described.txt", render.IndexedStream(&mergeGen{t: t, desc: d}, render.IndexKey("ovni", "events-described.txt", files...), nil))
+	}
 	// Stream errors name their stream: reported as such, they are the
 	// same _errors.txt line as the thread's own views give.
 	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") },
@@ -260,6 +263,15 @@ func (t *trace) libVersion() string {
 		}
 	}
 	return ""
+}
+
+// describer describes the events as plain ovnidump of the trace's release
+// does; nil for releases before 1.6 and traces that do not name theirs.
+func (t *trace) describer() *ovni.Describer {
+	if t.form != formHex {
+		return nil
+	}
+	return ovni.NewDescriber(ovni.ReleaseMinor(t.libVersion()))
 }
 
 // dumpForm picks the ovnidump line layout of the trace's release: 1.6 and
@@ -544,6 +556,11 @@ Files
 	b.WriteString(`
                    Events with equal clocks are ordered by loom name, then pid, then
                    tid (numerically), so the output is deterministic.
+  events-described.txt  (traces of release 1.6 and later) the same events in the line format
+                   of plain ovnidump of the trace's release, which describes each event:
+                   <clock>  <MCV>  <stream path>  <description>, e.g. "creates task type
+                   1 with label \"testtype1\"" (UNKNOWN for events the release does not
+                   declare, as ovnidump prints)
   loom.<L>/proc.<P>/metadata.json             the original process metadata (up to spec v2)
   loom.<L>/proc.<P>/thread.<T>/header.txt     spec v2 and v3: the stream's files, library,
                    ovni.finished and ovni.require, then every value of its JSON metadata

@@ -395,3 +395,32 @@ func TestIndexed1x(t *testing.T) {
 		t.Fatal("no index files written")
 	}
 }
+
+// TestCorpus1xDescribed: events-described.txt equals plain ovnidump of the
+// writing release (1.6 and later describe events); older releases have no
+// such view.
+func TestCorpus1xDescribed(t *testing.T) {
+	plain := map[string]string{
+		"v2-1.10.0-shapes-threads":   "ovnidump-1.10.0.txt",
+		"v3-1.14.0-shapes-ranks":     "ovnidump.txt",
+		"v3-1.14.0-shapes-threads":   "ovnidump.txt",
+		"v3-1.14.0-test-flush-jumbo": "ovnidump.txt",
+	}
+	for _, c := range corpus1x {
+		t.Run(c.name, func(t *testing.T) {
+			dir := testdata.Corpus(t, "ovni-1x", c.name)
+			fsys := open(t, filepath.Join(dir, "ovni")).FS()
+			oracle, ok := plain[c.name]
+			if !ok {
+				if _, err := fs.Stat(fsys, "events-described.txt"); err == nil {
+					t.Fatal("events-described.txt for a release whose ovnidump describes nothing")
+				}
+				return
+			}
+			want := ovnidump.Read(t, filepath.Join(dir, oracle))
+			if got := testdata.ReadFS(t, fsys, "events-described.txt"); !bytes.Equal(got, want) {
+				t.Fatalf("events-described.txt differs from %s (%d vs %d bytes):\n%s", oracle, len(got), len(want), got)
+			}
+		})
+	}
+}
