@@ -1,0 +1,285 @@
+package otf2
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/hpcfs/hpcfs/decode"
+)
+
+// Record type bytes shared by every chunked file.
+const (
+	bufEndOfChunk  = 0x00
+	bufEndOfFile   = 0x02
+	bufChunkHeader = 0x03
+	bufTimestamp   = 0x05
+	bufAttrList    = 0x06
+	endianLittle   = 0x42
+	endianBig      = 0x23
+	chunkHeaderLen = 18
+)
+
+func errAt(section string, off int64, msg string, val any, kind error) error {
+	return decode.ErrAt("otf2", section, off, msg, val, kind)
+}
+
+// A chunkReader walks the records of one chunked file (.evt, .def, .snap)
+// one chunk in memory at a time. Values are read with a sticky error, as
+// debug/dwarf's buf: after the first error every read returns zero.
+type chunkReader struct {
+	r         io.ReaderAt
+	size      int64
+	name      string
+	chunkSize int64
+	chunk     []byte // the current chunk's bytes
+	chunkOff  int64  // file offset of chunk[0]
+	pos       int    // read position in chunk
+	end       int    // end of the current record (for bounded reads)
+	order     binary.ByteOrder
+	big       bool
+	err       error
+}
+
+func newChunkReader(r io.ReaderAt, size int64, name string, chunkSize uint64) *chunkReader {
+	cs := int64(min(chunkSize, uint64(max(size, 0)), 1<<30))
+	return &chunkReader{r: r, size: size, name: name, chunkSize: cs, chunkOff: -1}
+}
+
+// offset is the file offset of the read position.
+func (c *chunkReader) offset() int64 { return c.chunkOff + int64(c.pos) }
+
+func (c *chunkReader) fail(off int64, msg string, val any, kind error) {
+	if c.err == nil {
+		c.err = errAt(c.name, off, msg, val, kind)
+	}
+	c.end = c.pos
+}
+
+// load reads the chunk that starts at file offset off and its header.
+func (c *chunkReader) load(off int64) bool {
+	if off >= c.size {
+		c.fail(off, "file ends without an end-of-file record", nil, decode.ErrTruncated)
+		return false
+	}
+	n := min(c.chunkSize, c.size-off)
+	if n < chunkHeaderLen {
+		c.fail(off, "chunk shorter than its header", n, decode.ErrTruncated)
+		return false
+	}
+	if int64(cap(c.chunk)) < n {
+		c.chunk = make([]byte, n)
+	}
+	c.chunk = c.chunk[:n]
+	if _, err := c.r.ReadAt(c.chunk, off); err != nil && err != io.EOF {
+		c.fail(off, "read: "+err.Error(), nil, decode.ErrTruncated)
+		return false
+	}
+	c.chunkOff = off
+	if c.chunk[0] != bufChunkHeader {
+		c.fail(off, "no chunk header", c.chunk[0], nil)
+		return false
+	}
+	switch c.chunk[1] {
+	case endianLittle:
+		c.order, c.big = binary.LittleEndian, false
+	case endianBig:
+		c.order, c.big = binary.BigEndian, true
+	default:
+		c.fail(off+1, "bad endianness byte", c.chunk[1], nil)
+		return false
+	}
+	c.pos = chunkHeaderLen
+	c.end = len(c.chunk)
+	return true
+}
+
+// next returns the type byte of the next record, moving to the next chunk
+// at an end-of-chunk mark; it returns bufEndOfFile at the end of the file
+// and on error (c.err tells which).
+func (c *chunkReader) next() byte {
+	for c.err == nil {
+		if c.chunkOff < 0 {
+			if !c.load(0) {
+				break
+			}
+			continue
+		}
+		if c.pos >= len(c.chunk) {
+			if !c.load(c.chunkOff + c.chunkSize) {
+				break
+			}
+			continue
+		}
+		t := c.chunk[c.pos]
+		c.pos++
+		if t == bufEndOfChunk {
+			if c.chunkOff+int64(len(c.chunk)) >= c.size {
+				c.fail(c.offset()-1, "file ends without an end-of-file record", nil, decode.ErrTruncated)
+				break
+			}
+			if !c.load(c.chunkOff + c.chunkSize) {
+				break
+			}
+			continue
+		}
+		c.end = len(c.chunk)
+		return t
+	}
+	return bufEndOfFile
+}
+
+// recordLen reads a record's length (one byte, or 0xFF and a raw u64) and
+// sets the record end; it returns the end position.
+func (c *chunkReader) recordLen() int {
+	start := c.pos
+	n := uint64(c.u8())
+	if n == 0xff {
+		n = c.u64raw()
+	}
+	if c.err != nil {
+		return c.pos
+	}
+	if n > uint64(len(c.chunk)-c.pos) {
+		c.fail(c.chunkOff+int64(start), "record length runs past the chunk", n, decode.ErrTruncated)
+		return c.pos
+	}
+	c.end = c.pos + int(n)
+	return c.end
+}
+
+func (c *chunkReader) need(n int) bool {
+	if c.err != nil {
+		return false
+	}
+	if c.end-c.pos < n {
+		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
+		return false
+	}
+	return true
+}
+
+func (c *chunkReader) u8() uint8 {
+	if !c.need(1) {
+		return 0
+	}
+	v := c.chunk[c.pos]
+	c.pos++
+	return v
+}
+
+func (c *chunkReader) u16() uint16 {
+	if !c.need(2) {
+		return 0
+	}
+	v := c.order.Uint16(c.chunk[c.pos:])
+	c.pos += 2
+	return v
+}
+
+func (c *chunkReader) u32raw() uint32 {
+	if !c.need(4) {
+		return 0
+	}
+	v := c.order.Uint32(c.chunk[c.pos:])
+	c.pos += 4
+	return v
+}
+
+func (c *chunkReader) u64raw() uint64 {
+	if !c.need(8) {
+		return 0
+	}
+	v := c.order.Uint64(c.chunk[c.pos:])
+	c.pos += 8
+	return v
+}
+
+// compressed reads a compressed integer of at most width bytes: a count k,
+// then k low-order bytes; 0xFF is all ones.
+func (c *chunkReader) compressed(width int) uint64 {
+	if !c.need(1) {
+		return 0
+	}
+	k := int(c.chunk[c.pos])
+	if k == 0xff {
+		c.pos++
+		if width == 4 {
+			return math.MaxUint32
+		}
+		return math.MaxUint64
+	}
+	if k > width {
+		c.fail(c.offset(), "bad compressed integer size", k, nil)
+		return 0
+	}
+	if c.end-c.pos < 1+k {
+		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
+		return 0
+	}
+	b := c.chunk[c.pos+1 : c.pos+1+k]
+	c.pos += 1 + k
+	var v uint64
+	if c.big {
+		for _, x := range b {
+			v = v<<8 | uint64(x)
+		}
+	} else {
+		for i := k - 1; i >= 0; i-- {
+			v = v<<8 | uint64(b[i])
+		}
+	}
+	return v
+}
+
+// signed extends a compressed signed value of width bytes.
+func signed(v uint64, width int) uint64 {
+	if width == 4 {
+		return uint64(int64(int32(uint32(v))))
+	}
+	return v
+}
+
+func (c *chunkReader) str() string {
+	if c.err != nil {
+		return ""
+	}
+	for i := c.pos; i < c.end; i++ {
+		if c.chunk[i] == 0 {
+			s := string(c.chunk[c.pos:i])
+			c.pos = i + 1
+			return s
+		}
+	}
+	c.fail(c.offset(), "string without its NUL", nil, decode.ErrTruncated)
+	return ""
+}
+
+// scalar reads one field of kind k as 64 bits (floats as their bits,
+// signed values sign-extended).
+func (c *chunkReader) scalar(k fieldKind) uint64 {
+	switch k {
+	case kU8:
+		return uint64(c.u8())
+	case kU16:
+		return uint64(c.u16())
+	case kI8:
+		return uint64(int64(int8(c.u8())))
+	case kI16:
+		return uint64(int64(int16(c.u16())))
+	case kF32:
+		return uint64(math.Float64bits(float64(math.Float32frombits(c.u32raw()))))
+	case kF64, kTime:
+		return c.u64raw()
+	case kCU32:
+		return c.compressed(4)
+	case kCU64:
+		return c.compressed(8)
+	case kCI32:
+		return signed(c.compressed(4), 4)
+	case kCI64:
+		return c.compressed(8)
+	}
+	c.fail(c.offset(), "field kind not scalar", k, nil)
+	return 0
+}

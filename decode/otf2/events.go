@@ -1,0 +1,226 @@
+package otf2
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// An Attr is one entry of an event's attribute list.
+type Attr struct {
+	ID   uint64 // global Attribute id
+	Type uint8  // OTF2_Type
+	U    uint64 // value bits (references mapped to global ids)
+}
+
+// An Event is one event record of a location, with mapped ids and the
+// clock-corrected time. Its slices are reused by the next Next call.
+type Event struct {
+	spec    *recordSpec
+	Off     int64    // file offset of the record's type byte
+	Time    uint64   // corrected timestamp
+	RawTime uint64   // timestamp as written
+	Vals    []uint64 // one per field (an array field holds its count)
+	// Arr holds the elements of the record's array field, one slice per
+	// element member (Metric: type ids, values; ProgramBegin: arguments).
+	Arr   [2][]uint64
+	Attrs []Attr
+}
+
+// Name is the record's OTF2 name ("MpiSend").
+func (e *Event) Name() string { return e.spec.Name }
+
+// Upper is the name otf2-print shows ("MPI_SEND").
+func (e *Event) Upper() string { return e.spec.Upper }
+
+// Type is the record type byte.
+func (e *Event) Type() uint8 { return e.spec.ID }
+
+// A Pos is a resumable position in an event file: the offset of the next
+// record and the current timestamp.
+type Pos struct {
+	Off  int64
+	Time uint64
+}
+
+// An EventReader reads the events of one location in file order.
+type EventReader struct {
+	loc   *Location
+	f     *os.File
+	c     *chunkReader
+	time  uint64
+	hint  int
+	attrs []Attr
+}
+
+// NewEventReader opens location l's event file. Close it when done.
+func (a *Archive) NewEventReader(l *Location) (*EventReader, error) {
+	f, err := os.Open(a.LocationFile(l.ID, "evt"))
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return newEventReader(f, fi.Size(), filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".evt"), a.Anchor.EventChunkSize, l, f), nil
+}
+
+func newEventReader(r io.ReaderAt, size int64, name string, chunkSize uint64, l *Location, f *os.File) *EventReader {
+	return &EventReader{loc: l, f: f, c: newChunkReader(r, size, name, chunkSize)}
+}
+
+// Close closes the event file.
+func (r *EventReader) Close() error {
+	if r.f != nil {
+		return r.f.Close()
+	}
+	return nil
+}
+
+// Tell returns the position of the next event.
+func (r *EventReader) Tell() Pos {
+	if r.c.chunkOff < 0 {
+		return Pos{}
+	}
+	return Pos{Off: r.c.offset(), Time: r.time}
+}
+
+// Seek moves to p, a position Tell returned.
+func (r *EventReader) Seek(p Pos) {
+	r.c.err = nil
+	r.attrs = r.attrs[:0]
+	r.time = p.Time
+	r.hint = 0
+	if p.Off == 0 {
+		r.c.chunkOff = -1
+		return
+	}
+	start := p.Off - p.Off%r.c.chunkSize
+	if start != r.c.chunkOff {
+		r.c.load(start)
+	}
+	r.c.pos = int(p.Off - start)
+}
+
+// Err is the error that ended reading (nil at a clean end of file).
+func (r *EventReader) Err() error { return r.c.err }
+
+// Next reads the next event into ev; it returns false at the end of the
+// file or at damage (then Err says where).
+func (r *EventReader) Next(ev *Event) bool {
+	c := r.c
+	r.attrs = r.attrs[:0]
+	for {
+		t := c.next()
+		if c.err != nil || t == bufEndOfFile {
+			return false
+		}
+		off := c.offset() - 1
+		switch t {
+		case bufTimestamp:
+			r.time = c.u64raw()
+			continue
+		case bufAttrList:
+			r.readAttrs()
+			if c.err != nil {
+				return false
+			}
+			continue
+		}
+		spec := eventSpecs[t]
+		if spec == nil {
+			end := c.recordLen()
+			c.pos = end
+			r.attrs = r.attrs[:0]
+			if c.err != nil {
+				return false
+			}
+			continue
+		}
+		ev.spec = spec
+		ev.Off = off
+		ev.RawTime = r.time
+		ev.Time = r.loc.correct(r.time, &r.hint)
+		if cap(ev.Vals) < maxEventFields {
+			ev.Vals = make([]uint64, maxEventFields)
+		}
+		ev.Vals = ev.Vals[:len(spec.Fields)]
+		if spec.Singleton {
+			c.end = len(c.chunk)
+			f := &spec.Fields[0]
+			ev.Vals[0] = r.mapped(f, c.scalar(f.Kind))
+		} else {
+			end := c.recordLen()
+			r.readEventFields(spec, ev)
+			if c.err != nil {
+				return false
+			}
+			c.pos = end
+		}
+		if c.err != nil {
+			return false
+		}
+		ev.Attrs = append(ev.Attrs[:0], r.attrs...)
+		return true
+	}
+}
+
+func (r *EventReader) mapped(f *fieldSpec, v uint64) uint64 {
+	if f.Mapping != noMapping && int(f.Mapping) < len(r.loc.Maps) {
+		return r.loc.Maps[f.Mapping].Map(v)
+	}
+	return v
+}
+
+func (r *EventReader) readEventFields(spec *recordSpec, ev *Event) {
+	c := r.c
+	base := 0
+	if len(spec.Fields) > 0 {
+		base = spec.Fields[0].Since
+	}
+	for i := range spec.Fields {
+		f := &spec.Fields[i]
+		if f.Since > base && c.pos >= c.end {
+			ev.Vals[i] = missingDefaults[spec.Name][f.Name]
+			continue
+		}
+		v := c.scalar(f.Kind)
+		if f.Kind == kTime {
+			v = r.loc.correct(v, &r.hint)
+		}
+		ev.Vals[i] = r.mapped(f, v)
+		if f.Array != nil {
+			for j := range f.Array {
+				ev.Arr[j] = ev.Arr[j][:0]
+			}
+			for n := uint64(0); n < v && c.err == nil; n++ {
+				for j := range f.Array {
+					a := &f.Array[j]
+					ev.Arr[j] = append(ev.Arr[j], r.mapped(a, c.scalar(a.Kind)))
+				}
+			}
+		}
+	}
+}
+
+func (r *EventReader) readAttrs() {
+	c := r.c
+	end := c.recordLen()
+	n := c.compressed(4)
+	for i := uint64(0); i < n && c.err == nil; i++ {
+		id := c.compressed(4)
+		id = r.loc.Maps[1].Map(id)
+		t := c.u8()
+		v := c.attrValue(t)
+		if m := typeMapping(t); m != noMapping && int(m) < len(r.loc.Maps) {
+			v = r.loc.Maps[m].Map(v)
+		}
+		r.attrs = append(r.attrs, Attr{ID: id, Type: t, U: v})
+	}
+	if c.err == nil {
+		c.pos = end
+	}
+}
