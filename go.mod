@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/hanwen/go-fuse/v2 v2.12.1
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 	github.com/sirupsen/logrus v1.10.2
 	github.com/spf13/cobra v1.10.2
 	gopkg.in/yaml.v3 v3.0.1

@@ -1,0 +1,50 @@
+package symbols
+
+import (
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata/addr2line"
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// benchAddrs are 200,000 addresses spread over the .text of the C++
+// program (which addresses mostly hit inlined code).
+func benchAddrs(b *testing.B) (program.Binary, []uint64) {
+	bin := compile(b, program.CXX)
+	lo, hi, err := program.Text(bin.Path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	addrs := make([]uint64, 200000)
+	for i := range addrs {
+		addrs[i] = lo + uint64(i*7919)%(hi-lo)
+	}
+	return bin, addrs
+}
+
+// BenchmarkLookup200k times 200,000 lookups in a built table.
+func BenchmarkLookup200k(b *testing.B) {
+	bin, addrs := benchAddrs(b)
+	m := NewResolver(nil, nil).Module(bin.Path)
+	if err := m.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, a := range addrs {
+			m.Lookup(a)
+		}
+	}
+}
+
+// BenchmarkAddr2line200k times addr2line -f -i -C on the same 200,000
+// addresses (one process, addresses on its standard input).
+func BenchmarkAddr2line200k(b *testing.B) {
+	bin, addrs := benchAddrs(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := addr2line.Lookup(bin.Path, addrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package symbols
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// mainAddr is the first address whose outermost frame is main.
+func mainAddr(t *testing.T, path string) uint64 {
+	t.Helper()
+	m := NewResolver(nil, nil).Module(path)
+	lo, hi, err := program.Text(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := lo; a < hi; a++ {
+		if fs := m.Lookup(a); len(fs) > 0 && fs[len(fs)-1].Function == "main" {
+			return a
+		}
+	}
+	t.Fatalf("%s: no address in main", path)
+	return 0
+}
+
+func TestFoundUnderSearchDir(t *testing.T) {
+	b := compile(t, program.CPIE)
+	addr := mainAddr(t, b.Path)
+	recorded := "/no/such/place/" + filepath.Base(b.Path)
+	m := NewResolver(nil, nil).Module(recorded)
+	if m.Lookup(addr) != nil || m.Err() == nil || !strings.Contains(m.Err().Error(), "not found") {
+		t.Fatalf("missing binary: frames %v, error %v", m.Lookup(addr), m.Err())
+	}
+	if !strings.HasPrefix(m.Source(), "none: ") {
+		t.Errorf("Source of a missing binary: %q", m.Source())
+	}
+	m = NewResolver([]string{t.TempDir(), filepath.Dir(b.Path)}, nil).Module(recorded)
+	if fs := m.Lookup(addr); len(fs) == 0 || fs[len(fs)-1].Function != "main" {
+		t.Fatalf("binary under a search dir: %v (%v)", fs, m.Err())
+	}
+	if f, _ := m.File(); f != b.Path {
+		t.Errorf("found %s, want %s", f, b.Path)
+	}
+	if !strings.Contains(m.Source(), b.Path) || !strings.Contains(m.Source(), "DWARF") {
+		t.Errorf("Source: %q", m.Source())
+	}
+}
+
+func TestStrippedWithoutDebugFile(t *testing.T) {
+	b := compile(t, program.CXXID)
+	m := NewResolver(nil, nil).Module(b.Path) // the debug root not given
+	if err := m.Err(); err == nil || !strings.Contains(err.Error(), "stripped") {
+		t.Fatalf("stripped binary without its debug file: error %v", err)
+	}
+}
+
+func TestDebugFileOfAnotherBuild(t *testing.T) {
+	b := compile(t, program.CXXLink)
+	other := compile(t, program.CXX)
+	// The debug link names prog.debug; put another build's debug
+	// information there.
+	if err := os.Remove(b.Debug); err != nil {
+		t.Fatal(err)
+	}
+	if err := program.OnlyDebug(other.Path, b.Debug); err != nil {
+		t.Fatal(err)
+	}
+	err := NewResolver(nil, nil).Module(b.Path).Err()
+	if err == nil || !strings.Contains(err.Error(), "another build") {
+		t.Fatalf("debug file of another build: error %v", err)
+	}
+}
+
+func TestNotELF(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "libfake.so")
+	if err := os.WriteFile(p, []byte("not an ELF file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := NewResolver(nil, nil).Module(p)
+	if m.Lookup(0x1000) != nil || m.Err() == nil || !strings.Contains(m.Err().Error(), "not an ELF") {
+		t.Fatalf("not ELF: error %v", m.Err())
+	}
+}
+
+// TestBudget checks that tables are dropped past the budget and built
+// again, with the same answers, when asked again.
+func TestBudget(t *testing.T) {
+	a, b := compile(t, program.CPIE), compile(t, program.CNoPIE)
+	r := NewResolver(nil, nil)
+	r.SetBudget(1)
+	ma, mb := r.Module(a.Path), r.Module(b.Path)
+	addr := mainAddr(t, a.Path)
+	first := ma.Lookup(addr)
+	mb.Lookup(mainAddr(t, b.Path))
+	r.mu.Lock()
+	n := len(r.tables)
+	r.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d tables held over a budget of 1 byte, want 1", n)
+	}
+	if again := ma.Lookup(addr); len(again) == 0 || again[0] != first[0] {
+		t.Fatalf("after eviction: %v, before %v", again, first)
+	}
+}
+
+func TestSharedByBuildID(t *testing.T) {
+	b := compile(t, program.CPIE)
+	cp := filepath.Join(t.TempDir(), "copy")
+	data, err := os.ReadFile(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := NewResolver(nil, nil)
+	addr := mainAddr(t, b.Path)
+	r.Module(b.Path).Lookup(addr)
+	r.Module(cp).Lookup(addr)
+	if len(r.tables) != 1 {
+		t.Errorf("two copies of one build: %d tables, want 1", len(r.tables))
+	}
+}
+
+func FuzzTable(f *testing.F) {
+	if b, err := program.Build(f.TempDir(), program.CPIE); err == nil {
+		if data, err := os.ReadFile(b.Path); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "bin")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m := NewResolver(nil, nil).Module(p)
+		for a := uint64(0); a < 0x2000; a += 0x40 {
+			m.Lookup(a)
+		}
+	})
+}

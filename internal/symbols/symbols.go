@@ -1,0 +1,314 @@
+// Package symbols names instruction addresses of ELF binaries: the
+// function (demangled, and its raw name), the source file and line, and
+// the chain of inlined calls at the address, in hpcprof's order of
+// sources: DWARF, then the ELF symbol table, then a separate debug file
+// found by build-id (under /usr/lib/debug/.build-id) or .gnu_debuglink.
+//
+// Addresses are link-time addresses (offsets as hpcrun stores them), so
+// a PIE or a shared library needs no load-address correction. A caller's
+// return address is looked up at ip-1 by the caller of Lookup.
+//
+// A binary is found at its recorded path, or as a file of the same base
+// name in one of the search directories (hpcfs --symbols, $HPCFS_SYMBOLS).
+// Its lookup table is built on first use, shared by every module with the
+// same build-id, and dropped (to be rebuilt when asked again) when the
+// tables held pass the resolver's byte budget. Binaries are read with
+// debug/elf and debug/dwarf: a malformed binary gives an error for its
+// module, not a panic.
+package symbols
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultBudget is the bytes of lookup tables a Resolver keeps.
+const DefaultBudget = 24 << 20
+
+// A Resolver finds binaries and keeps their lookup tables.
+type Resolver struct {
+	dirs   []string // searched for binaries by base name, then as debug roots
+	roots  []string // debug roots (/usr/lib/debug)
+	budget int64
+
+	mu     sync.Mutex
+	mods   map[string]*Module
+	tables map[string]*held // by build-id, or by file when it has none
+	held   int64
+	clock  uint64
+}
+
+type held struct {
+	t    *table
+	size int64
+	used uint64
+}
+
+// NewResolver looks for binaries under dirs and for debug files under
+// roots (and dirs).
+func NewResolver(dirs, roots []string) *Resolver {
+	return &Resolver{dirs: dirs, roots: append(append([]string(nil), roots...), dirs...),
+		budget: DefaultBudget, mods: map[string]*Module{}, tables: map[string]*held{}}
+}
+
+// SetBudget sets the bytes of tables r keeps (at least one table is
+// always kept while in use).
+func (r *Resolver) SetBudget(n int64) { r.mu.Lock(); r.budget = n; r.mu.Unlock() }
+
+var current atomic.Pointer[Resolver]
+
+// SetSearchDirs sets where the default resolver looks for binaries by
+// base name (hpcfs --symbols, $HPCFS_SYMBOLS) and starts it afresh.
+func SetSearchDirs(dirs []string) {
+	current.Store(NewResolver(dirs, []string{"/usr/lib/debug"}))
+}
+
+// EnvDirs are the directories in $HPCFS_SYMBOLS (colon-separated).
+func EnvDirs() []string {
+	var out []string
+	for _, d := range filepath.SplitList(os.Getenv("HPCFS_SYMBOLS")) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Default is the resolver of the process: the search directories of the
+// last SetSearchDirs, else those of $HPCFS_SYMBOLS.
+func Default() *Resolver {
+	if r := current.Load(); r != nil {
+		return r
+	}
+	current.CompareAndSwap(nil, NewResolver(EnvDirs(), []string{"/usr/lib/debug"}))
+	return current.Load()
+}
+
+// A Module is one binary as a profile records it.
+type Module struct {
+	r        *Resolver
+	Recorded string // the path in the profile
+
+	findOnce sync.Once
+	file     string // where the binary was found, "" when not
+	findErr  error
+
+	loadOnce sync.Once
+	elfErr   error
+	key      string   // of its table in r.tables
+	dbg      string   // separate debug file used, "" when none
+	used     []string // guarded by r.mu, as buildErr
+	buildErr error
+}
+
+// Module gives the module of a recorded binary path (one per path).
+func (r *Resolver) Module(recorded string) *Module {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.mods[recorded]
+	if m == nil {
+		m = &Module{r: r, Recorded: recorded}
+		r.mods[recorded] = m
+	}
+	return m
+}
+
+// File is where the binary was found ("" and why when it was not): the
+// recorded path, else the first file of its base name in the search
+// directories. Finding needs only stat.
+func (m *Module) File() (string, error) {
+	m.findOnce.Do(func() {
+		if m.Recorded == "" || strings.HasPrefix(m.Recorded, "[") || strings.HasPrefix(m.Recorded, "<") {
+			m.findErr = fmt.Errorf("%q is not a file", m.Recorded)
+			return
+		}
+		cands := []string{m.Recorded}
+		base := filepath.Base(m.Recorded)
+		for _, d := range m.r.dirs {
+			cands = append(cands, filepath.Join(d, base))
+		}
+		for _, c := range cands {
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+				m.file = c
+				return
+			}
+		}
+		if len(m.r.dirs) == 0 {
+			m.findErr = errors.New("binary not found at its recorded path (give its folder with --symbols)")
+		} else {
+			m.findErr = fmt.Errorf("binary not found at its recorded path nor under %s", strings.Join(m.r.dirs, ", "))
+		}
+	})
+	return m.file, m.findErr
+}
+
+// Err says why m has no symbols (not found, not ELF, stripped, debug file
+// of another build), or nil. It builds the table if need be.
+func (m *Module) Err() error {
+	_, err := m.table()
+	return err
+}
+
+// Source says where m's symbols come from, for a README: the binary and
+// the debug information used, or why there is none.
+func (m *Module) Source() string {
+	if _, err := m.table(); err != nil {
+		return "none: " + err.Error()
+	}
+	m.r.mu.Lock()
+	s := strings.Join(m.used, " and ") + " of " + m.file
+	m.r.mu.Unlock()
+	if m.dbg != "" {
+		s += " with debug file " + m.dbg
+	}
+	return s
+}
+
+// Lookup gives the frames at a link-time address of m, innermost first
+// (the function holding addr, then the functions its inlined code is
+// in); nil when m has no symbols (see Err) or nothing covers addr.
+func (m *Module) Lookup(addr uint64) []Frame {
+	t, err := m.table()
+	if err != nil {
+		return nil
+	}
+	return t.lookup(addr)
+}
+
+// table gives m's table, building it if it is not held.
+func (m *Module) table() (*table, error) {
+	file, err := m.File()
+	if err != nil {
+		return nil, err
+	}
+	m.loadOnce.Do(func() { m.elfErr = m.identify(file) })
+	if m.elfErr != nil {
+		return nil, m.elfErr
+	}
+	r := m.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clock++
+	if m.buildErr != nil {
+		return nil, m.buildErr
+	}
+	if h := r.tables[m.key]; h != nil {
+		h.used = r.clock
+		return h.t, nil
+	}
+	t, err := m.build()
+	if err != nil {
+		m.buildErr = err
+		return nil, err
+	}
+	h := &held{t: t, size: t.bytes(), used: r.clock}
+	r.tables[m.key] = h
+	r.held += h.size
+	r.evict(h)
+	return t, nil
+}
+
+// evict drops the least recently used tables but keep while r holds more
+// than its budget.
+func (r *Resolver) evict(keep *held) {
+	for r.held > r.budget {
+		var oldKey string
+		var old *held
+		for k, h := range r.tables {
+			if h != keep && (old == nil || h.used < old.used) {
+				oldKey, old = k, h
+			}
+		}
+		if old == nil {
+			return
+		}
+		delete(r.tables, oldKey)
+		r.held -= old.size
+	}
+}
+
+// identify reads the binary's headers: its build-id (the table's key)
+// and its separate debug file.
+func (m *Module) identify(file string) error {
+	f, err := elf.Open(file)
+	if err != nil {
+		return fmt.Errorf("%s: not an ELF binary: %v", file, err)
+	}
+	defer f.Close()
+	id := buildID(f)
+	m.key = "build-id:" + id
+	if id == "" {
+		m.key = "file:" + file
+	}
+	if hasDWARF(f) {
+		return nil
+	}
+	link, crc, hasLink := debugLink(f)
+	var mismatch error
+	for _, c := range debugCandidates(file, id, link, m.r.roots) {
+		if c == file {
+			continue
+		}
+		d, err := elf.Open(c)
+		if err != nil {
+			continue
+		}
+		did := buildID(d)
+		d.Close()
+		switch {
+		case id != "" && did != "" && did != id:
+			mismatch = fmt.Errorf("debug file %s is of another build (build-id %s, the binary's %s)", c, did, id)
+			continue
+		case (id == "" || did == "") && hasLink:
+			if got, err := fileCRC(c); err != nil || got != crc {
+				mismatch = fmt.Errorf("debug file %s is of another build (CRC %08x, the debug link's %08x)", c, got, crc)
+				continue
+			}
+		}
+		m.dbg = c
+		return nil
+	}
+	if mismatch != nil && !hasSymbols(f) {
+		return mismatch
+	}
+	return nil
+}
+
+func hasSymbols(f *elf.File) bool {
+	s := f.Section(".symtab")
+	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
+}
+
+// build makes m's table from its binary and debug file; a binary that
+// makes debug/dwarf panic is an error of its module.
+func (m *Module) build() (t *table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, fmt.Errorf("%s: malformed debug information: %v", m.file, p)
+		}
+	}()
+	f, err := elf.Open(m.file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", m.file, err)
+	}
+	defer f.Close()
+	var dbg *elf.File
+	if m.dbg != "" {
+		if dbg, err = elf.Open(m.dbg); err != nil {
+			return nil, fmt.Errorf("%s: %v", m.dbg, err)
+		}
+		defer dbg.Close()
+	}
+	t, used, err := build(f, dbg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", m.file, err)
+	}
+	m.used = used
+	return t, nil
+}

@@ -1,0 +1,170 @@
+package symbols
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata/addr2line"
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// needTools skips without gcc, g++ and binutils, except under CI=true,
+// whose .ci/setup installs them.
+func needTools(t testing.TB) {
+	for _, tool := range []string{"gcc", "g++", "addr2line", "objcopy", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if testing.Testing() && strings.EqualFold(os.Getenv("CI"), "true") {
+				t.Fatalf("%s missing (CI installs it with .ci/setup)", tool)
+			}
+			t.Skipf("%s missing", tool)
+		}
+	}
+}
+
+func compile(t testing.TB, v program.Variant) program.Binary {
+	t.Helper()
+	needTools(t)
+	b, err := program.Build(t.TempDir(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// resolverFor is a resolver that finds b's debug file where the variant
+// puts it.
+func resolverFor(b program.Binary) *Resolver {
+	var roots []string
+	if b.DebugRoot != "" {
+		roots = []string{b.DebugRoot}
+	}
+	return NewResolver(nil, roots)
+}
+
+// oracle is the file addr2line reads for b: the debug file when it is
+// where addr2line does not look; for split DWARF, whose line tables
+// addr2line does not read, the same program built without it.
+func oracle(b program.Binary) string {
+	switch b.Variant {
+	case program.CXXID:
+		return b.Debug
+	case program.CXXSplit:
+		return b.Full
+	}
+	return b.Path
+}
+
+// TestEveryAddressMatchesAddr2line looks up every byte address of each
+// program's .text and compares the frames with addr2line -f -i -C's:
+// names of every frame, files and lines where addr2line knows the line
+// (where it does not, padding between functions, it takes a file name
+// from the symbol table that no line says). A split-DWARF build gives
+// one frame: the function of the symbol table (as addr2line names it in
+// that build) and the line of the line table (as addr2line gives it for
+// the same code built without split DWARF); the inlined calls are in the
+// .dwo, which is not read.
+func TestEveryAddressMatchesAddr2line(t *testing.T) {
+	for _, v := range program.Variants {
+		t.Run(string(v), func(t *testing.T) {
+			b := compile(t, v)
+			lo, hi, err := program.Text(oracle(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v == program.CXXSplit {
+				sameText(t, b.Path, b.Full)
+			}
+			var addrs []uint64
+			for a := lo; a < hi; a++ {
+				addrs = append(addrs, a)
+			}
+			want, err := addr2line.Lookup(oracle(b), addrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names [][]addr2line.Frame // of the split build itself: its symbol table
+			if v == program.CXXSplit {
+				if names, err = addr2line.Lookup(b.Path, addrs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m := resolverFor(b).Module(b.Path)
+			if err := m.Err(); err != nil {
+				t.Fatal(err)
+			}
+			inlined, bad := 0, 0
+			for i, a := range addrs {
+				got, w := m.Lookup(a), want[i]
+				if len(w) > 1 {
+					inlined++
+				}
+				if v == program.CXXSplit && len(w) > 0 {
+					w = []addr2line.Frame{{Function: names[i][0].Function, File: w[0].File, Line: w[0].Line}}
+				}
+				if d := diff(got, w); d != "" {
+					if bad++; bad <= 10 {
+						t.Errorf("%#x: %s", a, d)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d addresses differ from addr2line", bad, len(addrs))
+			}
+			if inlined < len(addrs)/20 {
+				t.Errorf("%d addresses in inlined code: the program does not test inlining", inlined)
+			}
+			t.Logf("%d addresses, %d with inlined frames; symbols: %s", len(addrs), inlined, m.Source())
+		})
+	}
+}
+
+// sameText fails unless two binaries have the same .text bytes.
+func sameText(t *testing.T, a, b string) {
+	t.Helper()
+	var texts [2][]byte
+	for i, p := range []string{a, b} {
+		f, err := elf.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[i], err = f.Section(".text").Data()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(texts[0], texts[1]) {
+		t.Fatalf("%s and %s differ in .text", a, b)
+	}
+}
+
+func diff(got []Frame, want []addr2line.Frame) string {
+	noLine := len(want) > 0 && want[0].Line == 0
+	g := make([]string, len(got))
+	for i, f := range got {
+		g[i] = show(f.Function, f.File, f.Line, noLine)
+	}
+	w := make([]string, len(want))
+	for i, f := range want {
+		w[i] = show(f.Function, f.File, f.Line, noLine)
+	}
+	if strings.Join(g, " | ") == strings.Join(w, " | ") {
+		return ""
+	}
+	return fmt.Sprintf("got %s, addr2line %s", strings.Join(g, " | "), strings.Join(w, " | "))
+}
+
+func show(fn, file string, line int, noFile bool) string {
+	if fn == "" {
+		fn = "??"
+	}
+	if file == "" || noFile {
+		file = "??"
+	}
+	return fmt.Sprintf("%s %s:%d", fn, file, line)
+}
