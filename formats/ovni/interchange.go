@@ -7,9 +7,9 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // chromeTrace is the trace for trace.json: one track per thread stream,

@@ -18,9 +18,9 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/ovni"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // Format is the ovni entry of the format registry.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 	"github.com/hpcfs/hpcfs/testdata/ovnidump"

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // statesTid is the trace.json tid of a thread's states track: -1-tid.

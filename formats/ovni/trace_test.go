@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 	"github.com/hpcfs/hpcfs/testdata/ovnidump"
