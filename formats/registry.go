@@ -14,8 +14,8 @@ import (
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcrun"
 	"github.com/hpcfs/hpcfs/formats/ovni"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/formats/webgrind"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 // All lists the formats in detection order.

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/hpcfs/hpcfs/formats"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/internal/demo"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 // openSource detects and opens path; an empty path opens the demo trace,

@@ -3,8 +3,8 @@ package callgrind
 import (
 	"strings"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // metrics are the events as interchange metrics: the file's integer

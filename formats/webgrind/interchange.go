@@ -3,8 +3,8 @@ package webgrind
 import (
 	"strings"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // metric is the one cost of a preprocessed file: the first event, its

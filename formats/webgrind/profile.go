@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // A profile is one opened preprocessed file and the state its views share.

@@ -15,8 +15,8 @@ import (
 	"testing/fstest"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 	"github.com/hpcfs/hpcfs/testdata/wgoracle"

@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/hpcfs/hpcfs/formats"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
