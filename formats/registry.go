@@ -13,6 +13,7 @@ import (
 	"github.com/hpcfs/hpcfs/formats/dcpi"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcrun"
+	"github.com/hpcfs/hpcfs/formats/otf2"
 	"github.com/hpcfs/hpcfs/formats/ovni"
 	"github.com/hpcfs/hpcfs/formats/webgrind"
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -21,6 +22,7 @@ import (
 // All lists the formats in detection order.
 var All = []vfs.Format{
 	ovni.Format,
+	otf2.Format,
 	hpcdb.MetaFormat,
 	hpcdb.Format,
 	hpcrun.Format,

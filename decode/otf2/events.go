@@ -54,6 +54,16 @@ type EventReader struct {
 	attrs []Attr
 }
 
+// NewEventReaderAt reads location l's event file from r, of size bytes.
+func (a *Archive) NewEventReaderAt(r io.ReaderAt, size int64, l *Location) *EventReader {
+	return newEventReader(r, size, a.EventFileName(l), a.Anchor.EventChunkSize, l, nil)
+}
+
+// EventFileName is location l's event file relative to the anchor's directory.
+func (a *Archive) EventFileName(l *Location) string {
+	return filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".evt")
+}
+
 // NewEventReader opens location l's event file. Close it when done.
 func (a *Archive) NewEventReader(l *Location) (*EventReader, error) {
 	f, err := os.Open(a.LocationFile(l.ID, "evt"))
@@ -65,7 +75,7 @@ func (a *Archive) NewEventReader(l *Location) (*EventReader, error) {
 		f.Close()
 		return nil, err
 	}
-	return newEventReader(f, fi.Size(), filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".evt"), a.Anchor.EventChunkSize, l, f), nil
+	return newEventReader(f, fi.Size(), a.EventFileName(l), a.Anchor.EventChunkSize, l, f), nil
 }
 
 func newEventReader(r io.ReaderAt, size int64, name string, chunkSize uint64, l *Location, f *os.File) *EventReader {
@@ -99,10 +109,12 @@ func (r *EventReader) Seek(p Pos) {
 		return
 	}
 	start := p.Off - p.Off%r.c.chunkSize
-	if start != r.c.chunkOff {
-		r.c.load(start)
+	if start != r.c.chunkOff && !r.c.load(start) {
+		return
 	}
-	r.c.pos = int(p.Off - start)
+	// A position at the very end of a chunk resumes after the next
+	// chunk's header.
+	r.c.pos = max(int(p.Off-start), chunkHeaderLen)
 }
 
 // Err is the error that ended reading (nil at a clean end of file).

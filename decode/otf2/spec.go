@@ -1,5 +1,7 @@
 package otf2
 
+import "slices"
+
 // A fieldKind is how one record field is stored.
 type fieldKind uint8
 
@@ -79,7 +81,93 @@ func init() {
 	}
 }
 
-// EnumName returns OTF2's constant name for value v of enum name, or "".
-func EnumName(enum string, v uint64) string {
-	return enumNames[enum][v]
+// An enumSpec names the values of one OTF2 enum.
+type enumSpec struct {
+	Bitset bool // flags: a value is a set of them
+	Names  map[uint64]string
 }
+
+// EnumName returns the name of value v of enum (its OTF2 constant without
+// the enum's prefix, "ON" for OTF2_MEASUREMENT_ON) and whether it has one.
+func EnumName(enum string, v uint64) (string, bool) {
+	s, ok := enums[enum].Names[v]
+	return s, ok
+}
+
+// EnumBitset reports whether enum is a set of flags.
+func EnumBitset(enum string) bool { return enums[enum].Bitset }
+
+// EnumFlags returns the names of the flags of enum set in v, in the order
+// of their values, and the bits no flag names. The zero flag is not listed.
+func EnumFlags(enum string, v uint64) (names []string, rest uint64) {
+	e := enums[enum]
+	vals := make([]uint64, 0, len(e.Names))
+	for k := range e.Names {
+		if k != 0 {
+			vals = append(vals, k)
+		}
+	}
+	slices.Sort(vals)
+	for _, k := range vals {
+		if v&k == k {
+			names = append(names, e.Names[k])
+			v &^= k
+		}
+	}
+	return names, v
+}
+
+// A RecordInfo describes a record type for callers that show records.
+type RecordInfo struct {
+	ID     uint8
+	Name   string // "MpiSend"
+	Upper  string // "MPI_SEND"
+	Fields []FieldInfo
+}
+
+// A FieldInfo describes one field of a record.
+type FieldInfo struct {
+	Name   string
+	Enum   string // the enum of the value, "" if none
+	Ref    string // the definition class referenced, "" if none
+	Signed bool
+	Float  bool
+	Array  bool // a count followed by elements
+}
+
+// EventRecords describes every event record type, by type byte.
+func EventRecords() []RecordInfo {
+	var out []RecordInfo
+	for _, s := range eventSpecs {
+		if s != nil {
+			out = append(out, s.info())
+		}
+	}
+	return out
+}
+
+func (s *recordSpec) info() RecordInfo {
+	r := RecordInfo{ID: s.ID, Name: s.Name, Upper: s.Upper}
+	for _, f := range s.Fields {
+		r.Fields = append(r.Fields, FieldInfo{
+			Name: f.Name, Enum: f.Enum, Ref: f.Ref,
+			Signed: f.Kind == kI8 || f.Kind == kI16 || f.Kind == kCI32 || f.Kind == kCI64,
+			Float:  f.Kind == kF32 || f.Kind == kF64,
+			Array:  f.Array != nil,
+		})
+	}
+	return r
+}
+
+// FieldIndex is the index of field name, or -1.
+func (r *RecordInfo) FieldIndex(name string) int {
+	for i := range r.Fields {
+		if r.Fields[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Info describes the event's record type.
+func (e *Event) Info() RecordInfo { return e.spec.info() }

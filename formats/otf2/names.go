@@ -1,0 +1,219 @@
+package otf2
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hpcfs/hpcfs/decode/otf2"
+)
+
+// defNames resolves definition references the way otf2-print names them:
+// "name" <id>, a bare id for definitions without a name, UNDEFINED and
+// INVALID <id>. It is built once from the global definitions in file
+// order (a definition sees only the strings defined before it).
+type defNames struct {
+	strings       map[uint64]string
+	tables        map[string]map[uint64]*string // table ("regions") -> id -> name, nil for none
+	groups        map[uint64]*groupDef
+	comms         map[uint64]*commDef
+	rmaWins       map[uint64]uint64   // window -> its communicator
+	metrics       map[uint64][]uint64 // metric class or instance -> members
+	paradigms     map[uint64]*string
+	commParadigms map[uint64]*groupDef // COMM_LOCATIONS group of each paradigm
+}
+
+type groupDef struct {
+	typ, flags uint64
+	members    []uint64
+	locations  *groupDef // the paradigm's COMM_LOCATIONS group (COMM_GROUP, COMM_SELF)
+}
+
+type commDef struct{ a, b *groupDef }
+
+// Group types and flags used to resolve ranks (OTF2_GroupType, OTF2_GroupFlag).
+const (
+	groupCommLocations = 4
+	groupCommGroup     = 5
+	groupCommSelf      = 6
+	flagGlobalMembers  = 1
+)
+
+// defTables maps each definition class to the table otf2-print keeps it in.
+var defTables = map[string]string{
+	"Attribute": "attributes", "SystemTreeNode": "system_tree_nodes", "LocationGroup": "location_groups",
+	"Location": "locations", "Region": "regions", "Callsite": "callsites", "Callpath": "callpaths",
+	"Group": "groups", "MetricMember": "metric_members", "MetricClass": "metrics", "MetricInstance": "metrics",
+	"Comm": "comms", "InterComm": "comms", "Parameter": "parameters", "RmaWin": "rma_wins",
+	"CartDimension": "cart_dimensions", "CartTopology": "cart_topologys",
+	"SourceCodeLocation": "source_code_locations", "CallingContext": "calling_contexts",
+	"InterruptGenerator": "interrupt_generators", "IoRegularFile": "io_files", "IoDirectory": "io_files",
+	"IoHandle": "io_handles", "IoParadigm": "io_paradigms",
+}
+
+func newDefNames(defs []otf2.Def) *defNames {
+	n := &defNames{
+		strings: map[uint64]string{}, tables: map[string]map[uint64]*string{},
+		groups: map[uint64]*groupDef{}, comms: map[uint64]*commDef{}, rmaWins: map[uint64]uint64{},
+		metrics: map[uint64][]uint64{}, paradigms: map[uint64]*string{}, commParadigms: map[uint64]*groupDef{},
+	}
+	for _, t := range defTables {
+		n.tables[t] = map[uint64]*string{}
+	}
+	for i := range defs {
+		n.add(&defs[i])
+	}
+	return n
+}
+
+func (n *defNames) str(id uint64) *string {
+	if s, ok := n.strings[id]; ok {
+		return &s
+	}
+	return nil
+}
+
+func (n *defNames) add(d *otf2.Def) {
+	name := d.Name()
+	self := d.Fields[0].U
+	set := func(s *string) {
+		if t, ok := defTables[name]; ok {
+			n.tables[t][self] = s
+		}
+	}
+	switch name {
+	case "String":
+		if self != math.MaxUint32 {
+			n.strings[self] = d.Fields[1].S
+		}
+	case "Paradigm":
+		n.paradigms[self] = n.str(d.U("name"))
+	case "SystemTreeNode":
+		cls, nm := n.str(d.U("className")), n.str(d.U("name"))
+		if cls != nil && nm != nil {
+			s := *cls + "::" + *nm
+			set(&s)
+		} else {
+			set(nil)
+		}
+	case "Callsite", "Callpath":
+		set(nil)
+	case "MetricClass":
+		v, _ := d.Field("numberOfMetrics")
+		var m []uint64
+		for _, e := range v.Elems {
+			m = append(m, e[0].U)
+		}
+		n.metrics[self] = m
+		set(nil)
+	case "MetricInstance":
+		n.metrics[self] = n.metrics[d.U("metricClass")]
+		set(nil)
+	case "Group":
+		g := &groupDef{typ: d.U("groupType"), flags: d.U("groupFlags")}
+		v, _ := d.Field("numberOfMembers")
+		for _, e := range v.Elems {
+			g.members = append(g.members, e[0].U)
+		}
+		par := d.U("paradigm")
+		switch g.typ {
+		case groupCommLocations:
+			n.commParadigms[par] = g
+		case groupCommGroup, groupCommSelf:
+			g.locations = n.commParadigms[par]
+		}
+		n.groups[self] = g
+		set(n.str(d.U("name")))
+	case "Comm", "InterComm":
+		c := &commDef{}
+		if name == "Comm" {
+			c.a = n.commGroup(d.U("group"))
+		} else {
+			c.a, c.b = n.commGroup(d.U("groupA")), n.commGroup(d.U("groupB"))
+		}
+		n.comms[self] = c
+		set(n.str(d.U("name")))
+	case "RmaWin":
+		n.rmaWins[self] = d.U("comm")
+		set(n.str(d.U("name")))
+	case "SourceCodeLocation":
+		if f := n.str(d.U("file")); f != nil {
+			s := *f + ":" + strconv.FormatInt(int64(int32(d.U("lineNumber"))), 10)
+			set(&s)
+		} else {
+			set(nil)
+		}
+	case "CallingContext":
+		// region@file:line (the file without its directories)
+		s := "UNDEFINED"
+		if r, ok := n.tables["regions"][d.U("region")]; ok && r != nil {
+			s = *r
+		}
+		if scl, ok := n.tables["source_code_locations"][d.U("sourceCodeLocation")]; ok && scl != nil {
+			s += "@" + (*scl)[strings.LastIndexByte(*scl, '/')+1:]
+		}
+		set(&s)
+	case "IoRegularFile":
+		set(n.prefixed("file://", d.U("name")))
+	case "IoDirectory":
+		set(n.prefixed("directory://", d.U("name")))
+	default:
+		if _, ok := defTables[name]; ok {
+			set(n.str(d.U("name")))
+		}
+	}
+}
+
+func (n *defNames) prefixed(p string, id uint64) *string {
+	if s := n.str(id); s != nil {
+		v := p + *s
+		return &v
+	}
+	return nil
+}
+
+func (n *defNames) commGroup(id uint64) *groupDef {
+	g := n.groups[id]
+	if g == nil || (g.typ != groupCommGroup && g.typ != groupCommSelf) {
+		return nil
+	}
+	return g
+}
+
+// appendDef appends the name of definition id of table as otf2-print
+// shows it.
+func (n *defNames) appendDef(dst []byte, table string, id uint64) []byte {
+	if id == math.MaxUint64 || (table != "locations" && id == math.MaxUint32) {
+		return append(dst, "UNDEFINED"...)
+	}
+	var name *string
+	var ok bool
+	if table == "strings" {
+		name = n.str(id)
+		ok = name != nil
+	} else {
+		name, ok = n.tables[table][id]
+	}
+	if !ok {
+		return appendInvalid(dst, "INVALID", id)
+	}
+	return appendName(dst, name, id)
+}
+
+func appendName(dst []byte, name *string, id uint64) []byte {
+	if name == nil {
+		return strconv.AppendUint(dst, id, 10)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, *name...)
+	dst = append(dst, "\" <"...)
+	dst = strconv.AppendUint(dst, id, 10)
+	return append(dst, '>')
+}
+
+func appendInvalid(dst []byte, what string, id uint64) []byte {
+	dst = append(dst, what...)
+	dst = append(dst, " <"...)
+	dst = strconv.AppendUint(dst, id, 10)
+	return append(dst, '>')
+}

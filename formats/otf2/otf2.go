@@ -1,0 +1,182 @@
+// Package otf2 mounts OTF2 traces (Score-P, Scalasca, Vampir, TAU): the
+// merged event dump and the global definitions in otf2-print's layout, the
+// anchor file's properties, and per-location tables.
+package otf2
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/otf2"
+	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// Format is the OTF2 entry of the format registry.
+var Format = vfs.Format{
+	Name:     "otf2",
+	Supports: "OTF2 traces 1.x-3.0 (an archive's .otf2 anchor file, or the directory holding it)",
+	Detect:   detect,
+	Open:     Open,
+}
+
+func detect(path string) (string, bool) {
+	anchor, ok := otf2.AnchorPath(path)
+	if !ok {
+		return "", false
+	}
+	f, err := os.Open(anchor)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	a, err := otf2.ReadAnchor(f, fi.Size(), filepath.Base(anchor))
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("OTF2 %d.%d.%d archive %s, %d locations", a.Major, a.Minor, a.Fix, filepath.Base(anchor), a.NumLocations), true
+}
+
+// trace is one opened archive.
+type trace struct {
+	ar      *otf2.Archive
+	names   *defNames
+	printer *eventPrinter
+	errors  *vfs.Errors
+	files   []evtFile // per location, in ar.Locations order
+}
+
+// evtFile is a location's event file, opened on first use and kept open.
+type evtFile struct {
+	path string
+	once sync.Once
+	f    *os.File
+	size int64
+	err  error
+}
+
+func (e *evtFile) open() (*os.File, int64, error) {
+	e.once.Do(func() {
+		e.f, e.err = os.Open(e.path)
+		if e.err == nil {
+			var fi os.FileInfo
+			if fi, e.err = e.f.Stat(); e.err == nil {
+				e.size = fi.Size()
+			}
+		}
+	})
+	return e.f, e.size, e.err
+}
+
+func (e *evtFile) Close() error {
+	if e.f != nil {
+		return e.f.Close()
+	}
+	return nil
+}
+
+// Open mounts the archive at path (its anchor file or the directory that
+// holds it).
+func Open(path string) (*vfs.Source, error) {
+	anchor, ok := otf2.AnchorPath(path)
+	if !ok {
+		return nil, fmt.Errorf("%s: no OTF2 anchor file", path)
+	}
+	ar, err := otf2.Open(anchor)
+	if err != nil {
+		return nil, err
+	}
+	an := ar.Anchor
+	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path)
+	t := &trace{ar: ar, errors: src.Errors, names: newDefNames(ar.Defs)}
+	t.printer = newEventPrinter(t.names)
+	src.Errors.ReportAll("otf2", ar.Problems)
+	t.files = make([]evtFile, len(ar.Locations))
+	for i, l := range ar.Locations {
+		t.files[i].path = ar.LocationFile(l.ID, "evt")
+		src.OnClose(&t.files[i])
+	}
+	src.AddInfo("locations", len(ar.Locations))
+	src.AddInfo("definitions", len(ar.Defs))
+	root := src.Root
+	root.AddFile("README.txt", render.Bytes(t.readme, nil))
+	root.AddFile("header.txt", render.Bytes(t.header, nil))
+	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
+	return src, nil
+}
+
+func (t *trace) readme() ([]byte, error) {
+	var b strings.Builder
+	a := t.ar.Anchor
+	fmt.Fprintf(&b, "hpcfs: OTF2 trace %s\n\n", filepath.Join(t.ar.Dir, t.ar.Name+".otf2"))
+	fmt.Fprintf(&b, "Format: OTF2 archive written by OTF2 %d.%d.%d (%s), %s.\n", a.Major, a.Minor, a.Fix,
+		a.Creator, vfs.Count(len(t.ar.Locations), "location"))
+	b.WriteString(`Timestamps are the trace's clock ticks (header.txt gives the resolution), corrected by
+each location's clock offsets as otf2-print does.
+
+Files
+  README.txt       this text
+  _errors.txt      decode problems found so far, one per line; empty when none
+  raw/             the original trace files, byte for byte
+  header.txt       the anchor file: versions, chunk sizes, counts, properties, clock
+  events.txt       every event of every location merged by time, then location id:
+                   byte for byte what otf2-print 3.0.2 prints
+`)
+	return []byte(b.String()), nil
+}
+
+func (t *trace) header() ([]byte, error) {
+	a := t.ar.Anchor
+	var b []byte
+	kv := func(k string, v string) {
+		b = append(b, k...)
+		b = append(b, ": "...)
+		b = append(b, v...)
+		b = append(b, '\n')
+	}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	kv("otf2_version", fmt.Sprintf("%d.%d.%d", a.Major, a.Minor, a.Fix))
+	kv("anchor_format", u(uint64(a.AnchorFormat)))
+	kv("trace_format", u(uint64(a.TraceFormat)))
+	endian := "little"
+	if a.BigEndian {
+		endian = "big"
+	}
+	kv("byte_order", endian)
+	kv("event_chunk_size", u(a.EventChunkSize))
+	kv("definition_chunk_size", u(a.DefChunkSize))
+	kv("locations", u(a.NumLocations))
+	kv("global_definitions", u(a.NumGlobalDefs))
+	kv("machine", a.Machine)
+	kv("creator", a.Creator)
+	kv("description", a.Description)
+	if a.HasTraceID {
+		kv("trace_id", fmt.Sprintf("0x%016x", a.TraceID))
+	}
+	if a.HasSnapshotCounts {
+		kv("snapshots", u(uint64(a.NumSnapshots)))
+		kv("thumbnails", u(uint64(a.NumThumbnails)))
+	}
+	for _, d := range t.ar.Defs {
+		if d.Name() == "ClockProperties" {
+			kv("timer_resolution", u(d.U("timerResolution")))
+			kv("global_offset", u(d.U("globalOffset")))
+			kv("trace_length", u(d.U("traceLength")))
+			if rt := d.U("realtimeTimestamp"); rt != 1<<64-1 {
+				kv("realtime_timestamp_ns", u(rt))
+			}
+		}
+	}
+	for _, p := range a.Properties {
+		kv("property "+p[0], p[1])
+	}
+	return b, nil
+}

@@ -1,0 +1,386 @@
+package otf2
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hpcfs/hpcfs/decode/otf2"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// An eventLayout is how otf2-print shows one event record.
+type eventLayout struct {
+	Name string // the event column ("PARAMETER_INT64" for ParameterInt)
+	Segs []printSeg
+}
+
+// A printSeg is one value of an otf2-print event line: the text before it
+// and how it shows which field.
+type printSeg struct {
+	Text  string
+	Arg   printArg
+	Field string // record field ("time" is the event's time)
+	Table string // argDef: the definition table
+	Aux   string // argComm*/argRmaWin*: the communicator or window field
+}
+
+type printArg uint8
+
+const (
+	argNone       printArg = iota // only the text
+	argTime                       // a timestamp
+	argDef                        // a definition reference
+	argCommRank                   // a rank of a communicator
+	argCommRoot                   // a collective root of a communicator
+	argRmaWinRank                 // a rank of an RMA window's communicator
+	argRmaWinRoot                 // a collective root of an RMA window
+	argParadigm                   // a paradigm by its Paradigm definition
+	argID32                       // a 32-bit id (UNDEFINED for all ones)
+	argID64                       // a 64-bit id
+	argInt64                      // a signed value (UNDEFINED for INT64_MIN)
+	argEnum                       // an enum value by its name
+	argInt                        // a number as written
+)
+
+// eventColumn is otf2-print's width of the event name column.
+const eventColumn = 32
+
+// An eventPrinter renders events as otf2-print's lines.
+type eventPrinter struct {
+	names  *defNames
+	layout [256][]boundSeg
+	label  [256]string
+}
+
+// A boundSeg is a printSeg with its fields resolved to indexes in the record.
+type boundSeg struct {
+	printSeg
+	field, aux int    // -1: the event time
+	enum       string // argEnum: the field's enum
+	signed     bool   // argInt: a signed field
+}
+
+func newEventPrinter(n *defNames) *eventPrinter {
+	p := &eventPrinter{names: n}
+	for _, r := range otf2.EventRecords() {
+		p.label[r.ID] = r.Upper
+		l, ok := eventLayouts[strings.ToLower(r.Upper)]
+		if !ok {
+			continue
+		}
+		p.label[r.ID] = l.Name
+		var b []boundSeg
+		for _, s := range l.Segs {
+			bs := boundSeg{printSeg: s, field: r.FieldIndex(s.Field), aux: r.FieldIndex(s.Aux)}
+			if bs.field >= 0 {
+				bs.enum = r.Fields[bs.field].Enum
+				bs.signed = r.Fields[bs.field].Signed
+			}
+			b = append(b, bs)
+		}
+		p.layout[r.ID] = b
+	}
+	return p
+}
+
+func (p *eventPrinter) value(ev *otf2.Event, i int) uint64 {
+	if i < 0 {
+		return ev.Time
+	}
+	return ev.Vals[i]
+}
+
+// appendEvent appends the line(s) of ev at location loc.
+func (p *eventPrinter) appendEvent(dst []byte, loc uint64, ev *otf2.Event) []byte {
+	dst = appendPadRight(dst, p.label[ev.Type()], eventColumn)
+	dst = append(dst, ' ')
+	dst = appendPadLeft(dst, strconv.AppendUint(nil, loc, 10), 15)
+	dst = append(dst, ' ')
+	dst = appendPadLeft(dst, appendTime(nil, ev.Time), 20)
+	dst = append(dst, "  "...)
+	n := p.names
+	switch ev.Upper() {
+	case "METRIC":
+		dst = p.appendMetric(dst, ev)
+	case "PROGRAM_BEGIN":
+		dst = append(dst, "Name: "...)
+		dst = n.appendDef(dst, "strings", ev.Vals[0])
+		dst = append(dst, ", "...)
+		dst = appendCount(dst, ev.Vals[1], "Argument", "s")
+		for i, a := range ev.Arr[0] {
+			dst = append(dst, sep(i)...)
+			dst = n.appendDef(dst, "strings", a)
+		}
+	default:
+		for _, s := range p.layout[ev.Type()] {
+			dst = append(dst, s.Text...)
+			dst = p.appendSeg(dst, loc, ev, &s)
+		}
+	}
+	dst = append(dst, '\n')
+	return p.appendAttrs(dst, ev.Attrs)
+}
+
+func sep(i int) string {
+	if i == 0 {
+		return ": "
+	}
+	return ", "
+}
+
+// appendCount appends "n Values" or "1 Value".
+func appendCount(dst []byte, n uint64, word, plural string) []byte {
+	dst = strconv.AppendUint(dst, n, 10)
+	dst = append(dst, ' ')
+	dst = append(dst, word...)
+	if n != 1 {
+		dst = append(dst, plural...)
+	}
+	return dst
+}
+
+func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
+	n := p.names
+	dst = append(dst, "Metric: "...)
+	dst = n.appendDef(dst, "metrics", ev.Vals[0])
+	dst = append(dst, ", "...)
+	dst = appendCount(dst, ev.Vals[1], "Value", "s")
+	members, known := n.metrics[ev.Vals[0]]
+	for i, t := range ev.Arr[0] {
+		v := ev.Arr[1][i]
+		dst = append(dst, sep(i)...)
+		dst = append(dst, '(')
+		if known && i < len(members) {
+			dst = n.appendDef(dst, "metric_members", members[i])
+		} else {
+			dst = append(dst, "INVALID"...)
+		}
+		switch t {
+		case typeInt64:
+			dst = append(dst, "; INT64; "...)
+			dst = strconv.AppendInt(dst, int64(v), 10)
+		case typeUint64:
+			dst = append(dst, "; UINT64; "...)
+			dst = strconv.AppendUint(dst, v, 10)
+		case typeDouble:
+			dst = append(dst, "; DOUBLE; "...)
+			dst = render.AppendC(dst, math.Float64frombits(v), 'g')
+		default:
+			dst = append(dst, "; "...)
+			dst = appendInvalid(dst, "INVALID", t)
+			dst = append(dst, "; "...)
+			h := strconv.FormatUint(v, 16)
+			for k := len(h); k < 8; k++ {
+				dst = append(dst, '0')
+			}
+			dst = append(dst, h...)
+		}
+		dst = append(dst, ')')
+	}
+	return dst
+}
+
+// OTF2_Type values.
+const (
+	typeInt64  = 8
+	typeUint64 = 4
+	typeDouble = 10
+)
+
+func (p *eventPrinter) appendSeg(dst []byte, loc uint64, ev *otf2.Event, s *boundSeg) []byte {
+	if s.Arg == argNone {
+		return dst
+	}
+	v := p.value(ev, s.field)
+	n := p.names
+	switch s.Arg {
+	case argTime:
+		return appendTime(dst, v)
+	case argDef:
+		return n.appendDef(dst, s.Table, v)
+	case argCommRank:
+		return n.appendRank(dst, loc, n.comms[p.value(ev, s.aux)], p.value(ev, s.aux), v)
+	case argCommRoot:
+		return n.appendRoot(dst, loc, p.value(ev, s.aux), v, false)
+	case argRmaWinRank:
+		c := n.rmaWins[p.value(ev, s.aux)]
+		return n.appendRank(dst, loc, n.comms[c], c, v)
+	case argRmaWinRoot:
+		return n.appendRoot(dst, loc, p.value(ev, s.aux), v, true)
+	case argParadigm:
+		if name, ok := n.paradigms[v]; ok {
+			return appendName(dst, name, v)
+		}
+		return appendEnum(dst, "Paradigm", v)
+	case argID32:
+		if v == math.MaxUint32 {
+			return append(dst, "UNDEFINED"...)
+		}
+		return strconv.AppendUint(dst, v, 10)
+	case argID64:
+		if v == math.MaxUint64 {
+			return append(dst, "UNDEFINED"...)
+		}
+		return strconv.AppendUint(dst, v, 10)
+	case argInt64:
+		if int64(v) == math.MinInt64 {
+			return append(dst, "UNDEFINED"...)
+		}
+		return strconv.AppendInt(dst, int64(v), 10)
+	case argEnum:
+		return appendEnum(dst, s.enum, v)
+	}
+	if s.signed {
+		return strconv.AppendInt(dst, int64(v), 10)
+	}
+	return strconv.AppendUint(dst, v, 10)
+}
+
+// appendEnum appends an enum value as otf2-print does: its name, a set of
+// flags in braces ("NONE" for none), INVALID <v> for an unknown value.
+func appendEnum(dst []byte, enum string, v uint64) []byte {
+	if !otf2.EnumBitset(enum) {
+		if s, ok := otf2.EnumName(enum, v); ok {
+			return append(dst, s...)
+		}
+		return appendInvalid(dst, "INVALID", v)
+	}
+	if v == 0 {
+		return append(dst, "NONE"...)
+	}
+	names, rest := otf2.EnumFlags(enum, v)
+	dst = append(dst, '{')
+	for i, s := range names {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, s...)
+	}
+	if rest != 0 {
+		if len(names) > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, "INVALID <0x"...)
+		dst = strconv.AppendUint(dst, rest, 16)
+		dst = append(dst, '>')
+	}
+	return append(dst, '}')
+}
+
+func appendTime(dst []byte, t uint64) []byte {
+	if t == math.MaxUint64 {
+		return append(dst, "UNDEFINED"...)
+	}
+	return strconv.AppendUint(dst, t, 10)
+}
+
+func appendPadRight(dst []byte, s string, w int) []byte {
+	dst = append(dst, s...)
+	for i := len(s); i < w; i++ {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+func appendPadLeft(dst []byte, s []byte, w int) []byte {
+	for i := len(s); i < w; i++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, s...)
+}
+
+// appendRank appends "rank (location name)" of rank in communicator c
+// (id comm) seen from location loc.
+func (n *defNames) appendRank(dst []byte, loc uint64, c *commDef, comm, rank uint64) []byte {
+	if rank == math.MaxUint32 {
+		return append(dst, "UNDEFINED"...)
+	}
+	dst = strconv.AppendUint(dst, rank, 10)
+	dst = append(dst, " ("...)
+	start := len(dst)
+	if c != nil {
+		g := c.a
+		if c.b != nil && g != nil && g.locations != nil {
+			for _, m := range g.members {
+				if m < uint64(len(g.locations.members)) && g.locations.members[m] == loc {
+					g = c.b
+					break
+				}
+			}
+		}
+		switch {
+		case g == nil:
+		case g.typ == groupCommSelf:
+			if rank == 0 {
+				dst = n.appendDef(dst, "locations", loc)
+			}
+		case g.typ == groupCommGroup && g.locations != nil:
+			locs := g.locations.members
+			if g.flags&flagGlobalMembers != 0 {
+				if rank < uint64(len(locs)) {
+					dst = n.appendDef(dst, "locations", locs[rank])
+				}
+			} else if rank < uint64(len(g.members)) && g.members[rank] < uint64(len(locs)) {
+				dst = n.appendDef(dst, "locations", locs[g.members[rank]])
+			}
+		}
+	}
+	if len(dst) == start {
+		dst = append(dst, "INVALID"...)
+	}
+	return append(dst, ')')
+}
+
+func (n *defNames) appendRoot(dst []byte, loc, ref, root uint64, win bool) []byte {
+	if s, ok := otf2.EnumName("CollectiveRoot", root); ok && root >= math.MaxUint32-2 {
+		return append(dst, s...)
+	}
+	comm := ref
+	if win {
+		comm = n.rmaWins[ref]
+	}
+	return n.appendRank(dst, loc, n.comms[comm], comm, root)
+}
+
+// appendAttrs appends otf2-print's ADDITIONAL ATTRIBUTES line.
+func (p *eventPrinter) appendAttrs(dst []byte, attrs []otf2.Attr) []byte {
+	if len(attrs) == 0 {
+		return dst
+	}
+	dst = appendPadRight(dst, "", eventColumn+38)
+	dst = append(dst, " ADDITIONAL ATTRIBUTES: "...)
+	for i, a := range attrs {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = append(dst, '(')
+		dst = p.names.appendDef(dst, "attributes", a.ID)
+		dst = append(dst, "; "...)
+		dst = appendEnum(dst, "Type", uint64(a.Type))
+		dst = append(dst, "; "...)
+		dst = p.names.appendValue(dst, a.Type, a.U)
+		dst = append(dst, ')')
+	}
+	return append(dst, '\n')
+}
+
+// attrTables is the definition table of each reference OTF2_Type (11..25).
+var attrTables = []string{"strings", "attributes", "locations", "regions", "groups", "metrics", "comms",
+	"parameters", "rma_wins", "source_code_locations", "calling_contexts", "interrupt_generators",
+	"io_files", "io_handles", "location_groups"}
+
+// appendValue appends an attribute value of OTF2_Type t.
+func (n *defNames) appendValue(dst []byte, t uint8, v uint64) []byte {
+	switch {
+	case t >= 1 && t <= 4:
+		return strconv.AppendUint(dst, v, 10)
+	case t >= 5 && t <= 8:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case t == 9 || t == 10:
+		return render.AppendC(dst, math.Float64frombits(v), 'g')
+	case t >= 11 && t <= 25:
+		return n.appendDef(dst, attrTables[t-11], v)
+	}
+	return strconv.AppendUint(dst, v, 10)
+}
