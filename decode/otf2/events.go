@@ -52,11 +52,22 @@ type EventReader struct {
 	time  uint64
 	hint  int
 	attrs []Attr
+	specs *[256]*recordSpec
+	raw   bool // no clock correction (snapshots: the reference reader applies none)
 }
 
 // NewEventReaderAt reads location l's event file from r, of size bytes.
 func (a *Archive) NewEventReaderAt(r io.ReaderAt, size int64, l *Location) *EventReader {
 	return newEventReader(r, size, a.EventFileName(l), a.Anchor.EventChunkSize, l, nil)
+}
+
+// NewSnapReaderAt reads location l's snapshot file (.snap) from r, of
+// size bytes: records are read as events, of the snapshot record types.
+func (a *Archive) NewSnapReaderAt(r io.ReaderAt, size int64, l *Location) *EventReader {
+	er := newEventReader(r, size, filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".snap"), a.Anchor.EventChunkSize, l, nil)
+	er.specs = &snapSpecs
+	er.raw = true
+	return er
 }
 
 // EventFileName is location l's event file relative to the anchor's directory.
@@ -79,7 +90,7 @@ func (a *Archive) NewEventReader(l *Location) (*EventReader, error) {
 }
 
 func newEventReader(r io.ReaderAt, size int64, name string, chunkSize uint64, l *Location, f *os.File) *EventReader {
-	return &EventReader{loc: l, f: f, c: newChunkReader(r, size, name, chunkSize)}
+	return &EventReader{loc: l, f: f, c: newChunkReader(r, size, name, chunkSize), specs: &eventSpecs}
 }
 
 // Close closes the event file.
@@ -142,7 +153,7 @@ func (r *EventReader) Next(ev *Event) bool {
 			}
 			continue
 		}
-		spec := eventSpecs[t]
+		spec := r.specs[t]
 		if spec == nil {
 			end := c.recordLen()
 			c.pos = end
@@ -155,7 +166,7 @@ func (r *EventReader) Next(ev *Event) bool {
 		ev.spec = spec
 		ev.Off = off
 		ev.RawTime = r.time
-		ev.Time = r.loc.correct(r.time, &r.hint)
+		ev.Time = r.correct(r.time)
 		if cap(ev.Vals) < maxEventFields {
 			ev.Vals = make([]uint64, maxEventFields)
 		}
@@ -201,7 +212,7 @@ func (r *EventReader) readEventFields(spec *recordSpec, ev *Event) {
 		}
 		v := c.scalar(f.Kind)
 		if f.Kind == kTime {
-			v = r.loc.correct(v, &r.hint)
+			v = r.correct(v)
 		}
 		ev.Vals[i] = r.mapped(f, v)
 		if f.Array != nil {
@@ -235,4 +246,11 @@ func (r *EventReader) readAttrs() {
 	if c.err == nil {
 		c.pos = end
 	}
+}
+
+func (r *EventReader) correct(t uint64) uint64 {
+	if r.raw {
+		return t
+	}
+	return r.loc.correct(t, &r.hint)
 }

@@ -107,6 +107,8 @@ for d in otf2.defs:
     lines += record(d, k)
 for e in otf2.events:
     lines += record(e, 'recEvent', e.singleton)
+for e in otf2.snaps:
+    lines += record(e, 'recSnap')
 lines.append('}')
 lines.append('')
 lines.append('// enums maps an enum name to its values, named without the common prefix')

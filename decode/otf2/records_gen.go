@@ -595,6 +595,106 @@ var recordSpecs = []recordSpec{
 	{ID: 88, Name: "CommDestroy", Upper: "COMM_DESTROY", Kind: recEvent, Singleton: false, Fields: []fieldSpec{
 		{"communicator", kCU32, "Comm", "", 6, false, 300, nil},
 	}},
+	{ID: 10, Name: "SnapshotStart", Upper: "SNAPSHOT_START", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"numberOfRecords", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 11, Name: "SnapshotEnd", Upper: "SNAPSHOT_END", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"contReadPos", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 12, Name: "MeasurementOnOff", Upper: "MEASUREMENT_ON_OFF", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"measurementMode", kU8, "", "MeasurementMode", 255, false, 102, nil},
+	}},
+	{ID: 13, Name: "Enter", Upper: "ENTER", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"region", kCU32, "Region", "", 3, false, 102, nil},
+	}},
+	{ID: 14, Name: "MpiSend", Upper: "MPI_SEND", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"receiver", kCU32, "", "", 255, false, 102, nil},
+		{"communicator", kCU32, "Comm", "", 6, false, 102, nil},
+		{"msgTag", kCU32, "", "", 255, false, 102, nil},
+		{"msgLength", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 15, Name: "MpiIsend", Upper: "MPI_ISEND", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"receiver", kCU32, "", "", 255, false, 102, nil},
+		{"communicator", kCU32, "Comm", "", 6, false, 102, nil},
+		{"msgTag", kCU32, "", "", 255, false, 102, nil},
+		{"msgLength", kCU64, "", "", 255, false, 102, nil},
+		{"requestID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 16, Name: "MpiIsendComplete", Upper: "MPI_ISEND_COMPLETE", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"requestID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 17, Name: "MpiRecv", Upper: "MPI_RECV", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"sender", kCU32, "", "", 255, false, 102, nil},
+		{"communicator", kCU32, "Comm", "", 6, false, 102, nil},
+		{"msgTag", kCU32, "", "", 255, false, 102, nil},
+		{"msgLength", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 18, Name: "MpiIrecvRequest", Upper: "MPI_IRECV_REQUEST", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"requestID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 19, Name: "MpiIrecv", Upper: "MPI_IRECV", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"sender", kCU32, "", "", 255, false, 102, nil},
+		{"communicator", kCU32, "Comm", "", 6, false, 102, nil},
+		{"msgTag", kCU32, "", "", 255, false, 102, nil},
+		{"msgLength", kCU64, "", "", 255, false, 102, nil},
+		{"requestID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 20, Name: "MpiCollectiveBegin", Upper: "MPI_COLLECTIVE_BEGIN", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+	}},
+	{ID: 21, Name: "MpiCollectiveEnd", Upper: "MPI_COLLECTIVE_END", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"collectiveOp", kU8, "", "CollectiveOp", 255, false, 102, nil},
+		{"communicator", kCU32, "Comm", "", 6, false, 102, nil},
+		{"root", kCU32, "", "", 255, false, 102, nil},
+		{"sizeSent", kCU64, "", "", 255, false, 102, nil},
+		{"sizeReceived", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 22, Name: "OmpFork", Upper: "OMP_FORK", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"numberOfRequestedThreads", kCU32, "", "", 255, false, 102, nil},
+	}},
+	{ID: 23, Name: "OmpAcquireLock", Upper: "OMP_ACQUIRE_LOCK", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"lockID", kCU32, "", "", 255, false, 102, nil},
+		{"acquisitionOrder", kCU32, "", "", 255, false, 102, nil},
+	}},
+	{ID: 24, Name: "OmpTaskCreate", Upper: "OMP_TASK_CREATE", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"taskID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 25, Name: "OmpTaskSwitch", Upper: "OMP_TASK_SWITCH", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"taskID", kCU64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 26, Name: "Metric", Upper: "METRIC", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"metric", kCU32, "MetricClass", "", 5, false, 102, nil},
+		{"numberOfMetrics", kU8, "", "", 255, false, 102, []fieldSpec{{"typeIDs", kU8, "", "Type", 255, false, 102, nil}, {"metricValues", kCU64, "", "", 255, false, 102, nil}}},
+	}},
+	{ID: 27, Name: "ParameterString", Upper: "PARAMETER_STRING", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"parameter", kCU32, "Parameter", "", 7, false, 102, nil},
+		{"string", kCU32, "String", "", 0, false, 102, nil},
+	}},
+	{ID: 28, Name: "ParameterInt", Upper: "PARAMETER_INT", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"parameter", kCU32, "Parameter", "", 7, false, 102, nil},
+		{"value", kCI64, "", "", 255, false, 102, nil},
+	}},
+	{ID: 29, Name: "ParameterUnsignedInt", Upper: "PARAMETER_UNSIGNED_INT", Kind: recSnap, Singleton: false, Fields: []fieldSpec{
+		{"origEventTime", kTime, "", "", 255, false, 102, nil},
+		{"parameter", kCU32, "Parameter", "", 7, false, 102, nil},
+		{"value", kCU64, "", "", 255, false, 102, nil},
+	}},
 }
 
 // enums maps an enum name to its values, named without the common prefix

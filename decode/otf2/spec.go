@@ -43,6 +43,7 @@ const (
 	recGlobalDef                // global only
 	recLocalDef                 // local only
 	recEvent
+	recSnap // snapshot record (.snap files)
 )
 
 // A RecordSpec describes one record type.
@@ -59,6 +60,7 @@ var (
 	globalDefSpecs [256]*recordSpec
 	localDefSpecs  [256]*recordSpec
 	eventSpecs     [256]*recordSpec
+	snapSpecs      [256]*recordSpec
 	// maxEventFields is the most scalar fields of any event record.
 	maxEventFields int
 )
@@ -76,6 +78,9 @@ func init() {
 			localDefSpecs[r.ID] = r
 		case recEvent:
 			eventSpecs[r.ID] = r
+			maxEventFields = max(maxEventFields, len(r.Fields))
+		case recSnap:
+			snapSpecs[r.ID] = r
 			maxEventFields = max(maxEventFields, len(r.Fields))
 		}
 	}
@@ -136,9 +141,16 @@ type FieldInfo struct {
 }
 
 // EventRecords describes every event record type, by type byte.
-func EventRecords() []RecordInfo {
+func EventRecords() []RecordInfo { return infos(&eventSpecs) }
+
+// SnapRecords describes every snapshot record type, by type byte. Those
+// that repeat an event record have its name and fields, after
+// origEventTime.
+func SnapRecords() []RecordInfo { return infos(&snapSpecs) }
+
+func infos(specs *[256]*recordSpec) []RecordInfo {
 	var out []RecordInfo
-	for _, s := range eventSpecs {
+	for _, s := range specs {
 		if s != nil {
 			out = append(out, s.info())
 		}

@@ -19,10 +19,12 @@ type mergeGen struct{ t *trace }
 const mergeBatch = 8 << 10
 
 // mergeState is the position of every location's next event (Off -1 for
-// a location that has ended) and whether the header was written.
+// a location that has ended), whether the section's header was written,
+// and the section: 0 events, 1 snapshots.
 type mergeState struct {
 	pos     []otf2.Pos
 	started bool
+	phase   int
 }
 
 type mergeCursor struct {
@@ -33,6 +35,8 @@ type mergeCursor struct {
 	done    []bool
 	h       locHeap
 	started bool
+	phase   int
+	printer *eventPrinter
 }
 
 // locHeap orders the locations with a pending event.
@@ -57,19 +61,41 @@ func (h *locHeap) Pop() any {
 }
 
 func (g *mergeGen) Start(state any) (render.Cursor, error) {
-	t := g.t
-	n := len(t.ar.Locations)
 	st, _ := state.(*mergeState)
-	c := &mergeCursor{t: t, readers: make([]*otf2.EventReader, n), pending: make([]otf2.Event, n),
-		pos: make([]otf2.Pos, n), done: make([]bool, n), started: st != nil && st.started}
+	c := &mergeCursor{t: g.t}
 	c.h.c = c
+	if st != nil {
+		c.open(st.phase, st)
+	} else {
+		c.open(0, nil)
+	}
+	return c, nil
+}
+
+// open starts section phase at st (nil: at its beginning).
+func (c *mergeCursor) open(phase int, st *mergeState) {
+	t := c.t
+	n := len(t.ar.Locations)
+	c.readers, c.pending, c.pos, c.done = make([]*otf2.EventReader, n), make([]otf2.Event, n), make([]otf2.Pos, n), make([]bool, n)
+	c.phase, c.started, c.h.idx = phase, st != nil && st.started, c.h.idx[:0]
+	files := t.files
+	c.printer = t.printer
+	if phase == 1 {
+		files, c.printer = t.snaps, t.snapPrinter
+	}
 	for i, l := range t.ar.Locations {
-		f, size, err := t.files[i].open()
+		f, size, err := files[i].open()
 		if err != nil {
-			t.errors.Report(t.ar.EventFileName(l), err)
+			if phase == 0 {
+				t.errors.Report(t.ar.EventFileName(l), err)
+			}
+			c.done[i] = true
 			continue
 		}
 		r := t.ar.NewEventReaderAt(f, size, l)
+		if phase == 1 {
+			r = t.ar.NewSnapReaderAt(f, size, l)
+		}
 		if st != nil {
 			if st.pos[i].Off < 0 {
 				continue
@@ -82,7 +108,6 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 		}
 	}
 	heap.Init(&c.h)
-	return c, nil
 }
 
 func (c *mergeCursor) load(i int) bool {
@@ -99,7 +124,7 @@ func (c *mergeCursor) load(i int) bool {
 }
 
 func (c *mergeCursor) State() any {
-	st := &mergeState{pos: make([]otf2.Pos, len(c.readers)), started: c.started}
+	st := &mergeState{pos: make([]otf2.Pos, len(c.readers)), started: c.started, phase: c.phase}
 	for i := range st.pos {
 		switch {
 		case c.readers[i] == nil || c.done[i]:
@@ -115,20 +140,29 @@ func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
 	start := len(dst)
 	if !c.started {
 		c.started = true
-		dst = append(dst, "\n=== OTF2-PRINT ===\n=== Events =====================================================================\n"...)
-		dst = appendPadRight(dst, "Event", eventColumn)
+		if c.phase == 0 {
+			dst = append(dst, "\n=== OTF2-PRINT ===\n=== Events =====================================================================\n"...)
+			dst = appendPadRight(dst, "Event", eventColumn)
+		} else {
+			dst = append(dst, "=== Snapshots ==================================================================\n"...)
+			dst = appendPadRight(dst, "Snapshot", eventColumn)
+		}
 		dst = append(dst, "        Location            Timestamp  Attributes\n"...)
 		dst = append(dst, "--------------------------------------------------------------------------------\n"...)
 	}
 	for len(dst)-start < mergeBatch {
 		if c.h.Len() == 0 {
+			if c.phase == 0 && c.t.snaps != nil {
+				c.open(1, nil)
+				return dst, nil
+			}
 			if len(dst) > start {
 				return dst, nil
 			}
 			return dst, io.EOF
 		}
 		i := c.h.idx[0]
-		dst = c.t.printer.appendEvent(dst, c.t.ar.Locations[i].ID, &c.pending[i])
+		dst = c.printer.appendEvent(dst, c.t.ar.Locations[i].ID, &c.pending[i])
 		if c.load(i) {
 			heap.Fix(&c.h, 0)
 		} else {

@@ -47,11 +47,13 @@ func detect(path string) (string, bool) {
 
 // trace is one opened archive.
 type trace struct {
-	ar      *otf2.Archive
-	names   *defNames
-	printer *eventPrinter
-	errors  *vfs.Errors
-	files   []evtFile // per location, in ar.Locations order
+	ar          *otf2.Archive
+	names       *defNames
+	printer     *eventPrinter
+	snapPrinter *eventPrinter
+	errors      *vfs.Errors
+	files       []evtFile // per location, in ar.Locations order
+	snaps       []evtFile // the same for .snap files
 }
 
 // evtFile is a location's event file, opened on first use and kept open.
@@ -97,12 +99,20 @@ func Open(path string) (*vfs.Source, error) {
 	an := ar.Anchor
 	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path)
 	t := &trace{ar: ar, errors: src.Errors, names: newDefNames(ar.Defs)}
-	t.printer = newEventPrinter(t.names)
+	t.printer = newEventPrinter(t.names, otf2.EventRecords(), false)
+	t.snapPrinter = newEventPrinter(t.names, otf2.SnapRecords(), true)
 	src.Errors.ReportAll("otf2", ar.Problems)
 	t.files = make([]evtFile, len(ar.Locations))
 	for i, l := range ar.Locations {
 		t.files[i].path = ar.LocationFile(l.ID, "evt")
 		src.OnClose(&t.files[i])
+	}
+	if an.NumSnapshots > 0 {
+		t.snaps = make([]evtFile, len(ar.Locations))
+		for i, l := range ar.Locations {
+			t.snaps[i].path = ar.LocationFile(l.ID, "snap")
+			src.OnClose(&t.snaps[i])
+		}
 	}
 	src.AddInfo("locations", len(ar.Locations))
 	src.AddInfo("definitions", len(ar.Defs))

@@ -51,6 +51,9 @@ type eventPrinter struct {
 	names  *defNames
 	layout [256][]boundSeg
 	label  [256]string
+	// origTime is the index of a snapshot record's origEventTime, the
+	// time otf2-print shows for it (-1: the record's own time).
+	origTime [256]int
 }
 
 // A boundSeg is a printSeg with its fields resolved to indexes in the record.
@@ -61,11 +64,17 @@ type boundSeg struct {
 	signed     bool   // argInt: a signed field
 }
 
-func newEventPrinter(n *defNames) *eventPrinter {
+// newEventPrinter returns the printer of records (events or snapshot
+// records); snap selects otf2-print's snapshot callbacks.
+func newEventPrinter(n *defNames, records []otf2.RecordInfo, snap bool) *eventPrinter {
 	p := &eventPrinter{names: n}
-	for _, r := range otf2.EventRecords() {
+	for _, r := range records {
 		p.label[r.ID] = r.Upper
-		l, ok := eventLayouts[strings.ToLower(r.Upper)]
+		p.origTime[r.ID] = r.FieldIndex("origEventTime")
+		l, ok := eventLayouts["snap_"+strings.ToLower(r.Upper)]
+		if !ok || !snap {
+			l, ok = eventLayouts[strings.ToLower(r.Upper)]
+		}
 		if !ok {
 			continue
 		}
@@ -97,17 +106,22 @@ func (p *eventPrinter) appendEvent(dst []byte, loc uint64, ev *otf2.Event) []byt
 	dst = append(dst, ' ')
 	dst = appendPadLeft(dst, strconv.AppendUint(nil, loc, 10), 15)
 	dst = append(dst, ' ')
-	dst = appendPadLeft(dst, appendTime(nil, ev.Time), 20)
+	t := ev.Time
+	if i := p.origTime[ev.Type()]; i >= 0 {
+		t = ev.Vals[i]
+	}
+	dst = appendPadLeft(dst, appendTime(nil, t), 20)
 	dst = append(dst, "  "...)
 	n := p.names
 	switch ev.Upper() {
 	case "METRIC":
 		dst = p.appendMetric(dst, ev)
 	case "PROGRAM_BEGIN":
+		k := p.origTime[ev.Type()] + 1
 		dst = append(dst, "Name: "...)
-		dst = n.appendDef(dst, "strings", ev.Vals[0])
+		dst = n.appendDef(dst, "strings", ev.Vals[k])
 		dst = append(dst, ", "...)
-		dst = appendCount(dst, ev.Vals[1], "Argument", "s")
+		dst = appendCount(dst, ev.Vals[k+1], "Argument", "s")
 		for i, a := range ev.Arr[0] {
 			dst = append(dst, sep(i)...)
 			dst = n.appendDef(dst, "strings", a)
@@ -142,11 +156,12 @@ func appendCount(dst []byte, n uint64, word, plural string) []byte {
 
 func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
 	n := p.names
+	k := p.origTime[ev.Type()] + 1
 	dst = append(dst, "Metric: "...)
-	dst = n.appendDef(dst, "metrics", ev.Vals[0])
+	dst = n.appendDef(dst, "metrics", ev.Vals[k])
 	dst = append(dst, ", "...)
-	dst = appendCount(dst, ev.Vals[1], "Value", "s")
-	members, known := n.metrics[ev.Vals[0]]
+	dst = appendCount(dst, ev.Vals[k+1], "Value", "s")
+	members, known := n.metrics[ev.Vals[k]]
 	for i, t := range ev.Arr[0] {
 		v := ev.Arr[1][i]
 		dst = append(dst, sep(i)...)
