@@ -72,3 +72,6 @@ func readDefs(r io.ReaderAt, size int64, name string, chunkSize uint64, specs *[
 		defs = append(defs, d)
 	}
 }
+
+// Info describes the definition's record type.
+func (d *Def) Info() RecordInfo { return d.spec.info() }

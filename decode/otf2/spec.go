@@ -137,6 +137,7 @@ type FieldInfo struct {
 	Ref    string // the definition class referenced, "" if none
 	Signed bool
 	Float  bool
+	String bool // a NUL-terminated string
 	Array  bool // a count followed by elements
 }
 
@@ -165,6 +166,7 @@ func (s *recordSpec) info() RecordInfo {
 			Name: f.Name, Enum: f.Enum, Ref: f.Ref,
 			Signed: f.Kind == kI8 || f.Kind == kI16 || f.Kind == kCI32 || f.Kind == kCI64,
 			Float:  f.Kind == kF32 || f.Kind == kF64,
+			String: f.Kind == kString,
 			Array:  f.Array != nil,
 		})
 	}

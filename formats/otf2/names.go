@@ -18,6 +18,7 @@ type defNames struct {
 	groups        map[uint64]*groupDef
 	comms         map[uint64]*commDef
 	rmaWins       map[uint64]uint64   // window -> its communicator
+	cartTopos     map[uint64]uint64   // cartesian topology -> its communicator
 	metrics       map[uint64][]uint64 // metric class or instance -> members
 	paradigms     map[uint64]*string
 	commParadigms map[uint64]*groupDef // COMM_LOCATIONS group of each paradigm
@@ -54,7 +55,7 @@ var defTables = map[string]string{
 func newDefNames(defs []otf2.Def) *defNames {
 	n := &defNames{
 		strings: map[uint64]string{}, tables: map[string]map[uint64]*string{},
-		groups: map[uint64]*groupDef{}, comms: map[uint64]*commDef{}, rmaWins: map[uint64]uint64{},
+		groups: map[uint64]*groupDef{}, comms: map[uint64]*commDef{}, rmaWins: map[uint64]uint64{}, cartTopos: map[uint64]uint64{},
 		metrics: map[uint64][]uint64{}, paradigms: map[uint64]*string{}, commParadigms: map[uint64]*groupDef{},
 	}
 	for _, t := range defTables {
@@ -135,6 +136,9 @@ func (n *defNames) add(d *otf2.Def) {
 		set(n.str(d.U("name")))
 	case "RmaWin":
 		n.rmaWins[self] = d.U("comm")
+		set(n.str(d.U("name")))
+	case "CartTopology":
+		n.cartTopos[self] = d.U("communicator")
 		set(n.str(d.U("name")))
 	case "SourceCodeLocation":
 		if f := n.str(d.U("file")); f != nil {

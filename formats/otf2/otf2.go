@@ -120,6 +120,8 @@ func Open(path string) (*vfs.Source, error) {
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
 	root.AddFile("header.txt", render.Bytes(t.header, nil))
 	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
+	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
+		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
 	return src, nil
 }
 
@@ -139,6 +141,7 @@ Files
   header.txt       the anchor file: versions, chunk sizes, counts, properties, clock
   events.txt       every event of every location merged by time, then location id:
                    byte for byte what otf2-print 3.0.2 prints
+  definitions.txt  the global definitions in file order: what otf2-print -G prints
 `)
 	return []byte(b.String()), nil
 }

@@ -70,3 +70,21 @@ func TestEventsTxtMatchesOtf2Print(t *testing.T) {
 		})
 	}
 }
+
+func TestDefinitionsTxtMatchesOtf2PrintG(t *testing.T) {
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			dir := testdata.Corpus(t, "otf2", name)
+			src, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			got := testdata.ReadFS(t, src.FS(), "definitions.txt")
+			want := oracle(t, dir, "oracle-otf2-print-G.txt")
+			if !bytes.Equal(got, want) {
+				t.Errorf("definitions.txt differs from otf2-print -G (%d vs %d bytes)\n%s", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}

@@ -40,7 +40,10 @@ const (
 	argID64                       // a 64-bit id
 	argInt64                      // a signed value (UNDEFINED for INT64_MIN)
 	argEnum                       // an enum value by its name
-	argInt                        // a number as written
+	argInt                        // a number as written (a string field: its text)
+	argValue                      // an attribute value whose type is field Aux
+	argPlural                     // Table if field is 1, else Aux
+	argSpecial                    // computed from several fields; Field is otf2-print's expression
 )
 
 // eventColumn is otf2-print's width of the event name column.
