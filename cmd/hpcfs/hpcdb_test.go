@@ -62,13 +62,21 @@ func TestHpcdbDumpsThroughMountAndCat(t *testing.T) {
 }
 
 // The ping-pong sample's contexts 9 and 18 have values in profile.db but
-// no tag in experiment.xml (research §3.7).
+// no tag in experiment.xml (research §3.7): unlisted.csv lists them, not
+// cct.csv.
 func TestHpcdbUnlistedContexts(t *testing.T) {
 	dir := testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong")
-	out := string(runCLI(t, "cat", dir, "cct.csv"))
+	tree := string(runCLI(t, "cat", dir, "cct.csv"))
+	out := string(runCLI(t, "cat", dir, "unlisted.csv"))
+	if n := strings.Count(out, "\n"); n != 3 {
+		t.Errorf("unlisted.csv has %d lines, want the header and 2 rows:\n%s", n, out)
+	}
 	for _, id := range []string{"9", "18"} {
-		if !strings.Contains(out, "\n"+id+",,,unlisted,unlisted context "+id+",") {
-			t.Errorf("cct.csv has no unlisted row for context %s", id)
+		if !strings.Contains(out, "\n"+id+",") {
+			t.Errorf("unlisted.csv has no row for context %s", id)
+		}
+		if strings.Contains(tree, "\n"+id+",") {
+			t.Errorf("cct.csv has a row for the unlisted context %s", id)
 		}
 	}
 }

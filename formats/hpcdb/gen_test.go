@@ -114,16 +114,20 @@ func TestSummaryValues(t *testing.T) {
 		}
 		seen := map[int]bool{}
 		unlisted := 0
-		for _, r := range rows[1:] {
+		for _, r := range readCSV(t, src.FS(), "unlisted.csv")[1:] {
 			ctx, _ := strconv.Atoi(r[0])
 			seen[ctx] = true
-			if r[col(t, head, "kind")] == "unlisted" {
-				unlisted++
-				if ctx < n {
-					t.Errorf("listed context %d has kind unlisted", ctx)
-				}
-				continue
+			unlisted++
+			if ctx < n {
+				t.Errorf("listed context %d is in unlisted.csv", ctx)
 			}
+		}
+		for _, r := range rows[1:] {
+			ctx, _ := strconv.Atoi(r[0])
+			if seen[ctx] || ctx >= n {
+				t.Errorf("context %d in cct.csv is unlisted or listed twice", ctx)
+			}
+			seen[ctx] = true
 			for k := 0; k < c.Metrics; k++ {
 				prefix := "metric" + strconv.Itoa(k) + "_sec_sum_"
 				ve, _ := strconv.ParseFloat(r[col(t, head, prefix+"exc")], 64)
@@ -137,7 +141,7 @@ func TestSummaryValues(t *testing.T) {
 			}
 		}
 		if len(seen) != n+c.Unlisted || unlisted != c.Unlisted {
-			t.Errorf("cct.csv has %d contexts (%d unlisted), want %d (%d)", len(seen), unlisted, n+c.Unlisted, c.Unlisted)
+			t.Errorf("cct.csv and unlisted.csv have %d contexts (%d unlisted), want %d (%d)", len(seen), unlisted, n+c.Unlisted, c.Unlisted)
 		}
 		// procedures.csv: exclusive sums over all frames of a procedure
 		// add up to the root's inclusive value.

@@ -466,15 +466,13 @@ cct.csv           the calling-context tree, one row per context, with the summar
                   of the execution (inclusive, _inc) and function (exclusive, _exc) scopes;
                   kind is the lexical type (entry_point, function, loop, line, instruction),
                   relation how the context is reached from its parent (entry_point, call,
-                  inlined_call, lexical); context 0 is the implicit global context
+                  inlined_call, lexical); context 0 is the implicit global context (parent_id
+                  -1); line is 0 where the context has no source location
                   <metric>_own (sums only): the inclusive value less the children's, which adds
                   up to the total over the tree's rows; summing _exc does not, since a
                   function's exclusive value repeats its lines' and loops' (values within
                   1e-9 of the inclusive value are rounding and shown as 0)
-cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first
-                  visible metric, rounded to 6 significant digits (cct.csv has the exact values)
-procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path
-contexts/ID.csv   values of context ID in every thread profile (propagated metrics, from cct.db)
+` + treeReadme + `contexts/ID.csv   values of context ID in every thread profile (propagated metrics, from cct.db)
 profiles/NAME.csv values of every context in one profile (summary.csv: every summary statistic;
                   the others: every propagated metric)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (function contexts)

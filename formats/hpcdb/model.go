@@ -28,10 +28,13 @@ type model struct {
 	meta   *hpcdb.MetaDB // the meta.db generation's metadata; nil for 4.0
 	numCtx int
 
-	rows   []int32 // ctx ids in tree order, then unlisted contexts with values
-	parent []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
-	depth  []int32
-	frame  []int32 // ctx id -> frame of the enclosing procedure-frame context (its own for a PF), -1 when none
+	rows []int32 // ctx ids in tree order, then unlisted contexts with values
+	// numListed is how many of rows are the tree's (cct.csv); the rest
+	// are unlisted (unlisted.csv)
+	numListed int
+	parent    []int32 // ctx id -> parent ctx id (-1 for the root and unlisted)
+	depth     []int32
+	frame     []int32 // ctx id -> frame of the enclosing procedure-frame context (its own for a PF), -1 when none
 	// children in tree order: the next sibling of a ctx, -1 when none
 	// (the first child is the next row, firstChild)
 	sibling []int32
@@ -51,6 +54,7 @@ type model struct {
 	numProcs, numFiles, numModules int
 
 	procNames []string // procedure names, each procedure id once
+	procIDs   []int64  // the id of each of procNames in experiment.xml or meta.db
 	fileNames []string // file names; [0] is "" for a file id with no entry
 	modNames  []string
 
@@ -80,6 +84,10 @@ type model struct {
 	kindNames map[uint16]string
 
 	minTime uint64
+
+	orderOnce sync.Once
+	order     []int32 // cct.txt's order of the tree's contexts (txtOrder)
+	orderErr  error
 }
 
 // ctxTag is the kind of a context's tag and its meta.db fields.
@@ -200,16 +208,19 @@ type tables struct {
 func (m *model) makeTables() tables {
 	x := m.x
 	t := tables{procs: map[int64]int32{}, files: map[int64]int32{}, mods: map[int64]int32{}}
-	add := func(idx map[int64]int32, names *[]string, id int64, name string) {
+	add := func(idx map[int64]int32, names *[]string, id int64, name string) bool {
 		if k, ok := idx[id]; ok {
 			(*names)[k] = name
-			return
+			return false
 		}
 		idx[id] = int32(len(*names))
 		*names = append(*names, name)
+		return true
 	}
 	for _, p := range x.Procedures {
-		add(t.procs, &m.procNames, p.ID, p.Name)
+		if add(t.procs, &m.procNames, p.ID, p.Name) {
+			m.procIDs = append(m.procIDs, p.ID)
+		}
 	}
 	m.fileNames, m.modNames = []string{""}, []string{""}
 	for _, f := range x.Files {
@@ -229,6 +240,7 @@ func (m *model) procIndex(t tables, id int64) int32 {
 	}
 	t.procs[id] = int32(len(m.procNames))
 	m.procNames = append(m.procNames, "<procedure "+strconv.FormatInt(id, 10)+">")
+	m.procIDs = append(m.procIDs, id)
 	return t.procs[id]
 }
 
@@ -284,6 +296,15 @@ func (m *model) buildTree() {
 			m.rows = append(m.rows, c)
 		}
 		m.setTag(t, c, nd, file, mod)
+		if m.meta == nil && nd.Kind == hpcdb.NodePF {
+			// experiment.xml: a called procedure's frame is the child of a
+			// call site (C) or of the root; an inlined one sits inside its
+			// caller's lexical scopes
+			m.tag[c].rel = hpcdb.RelInlined
+			if k := x.Nodes[nd.Parent].Kind; k == hpcdb.NodeC || k == hpcdb.NodeRoot {
+				m.tag[c].rel = hpcdb.RelCall
+			}
+		}
 		if i == 0 {
 			continue
 		}
@@ -645,6 +666,7 @@ func (m *model) kindName(k uint16) string {
 // addUnlisted appends to rows the contexts that carry values in the
 // summary profile but have no tag in experiment.xml.
 func (m *model) addUnlisted(d *db) {
+	m.numListed = len(m.rows)
 	if d.profile == nil || len(d.profile.Profiles) == 0 {
 		return
 	}

@@ -210,7 +210,7 @@ func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
 		for _, c := range cols {
 			head = append(head, c.name)
 		}
-		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
+		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), {N: int64(m.numListed), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			r := m.sumReader(d)
 			vals := make([]float64, len(cols))
 			zero := func(int) float64 { return 0 }

@@ -2,7 +2,7 @@ package hpcdb
 
 import (
 	"fmt"
-	"math"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +20,7 @@ func (d *db) buildViews() {
 	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
 	root.AddFile("cct.csv", d.stream(d.cctRows(false), "cct.csv"))
 	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
+	root.AddFile("unlisted.csv", d.stream(d.unlistedRows(), "unlisted.csv"))
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
@@ -53,6 +54,19 @@ func (d *db) interchangeReadme() string {
 	return s
 }
 
+// treeReadme describes the views of the tree in README.txt, after cct.csv.
+const treeReadme = `cct.txt           the same tree indented, each context's children by descending inclusive value
+                  as hpcviewer sorts them: inclusive %, inclusive, exclusive of the first visible
+                  metric, rounded to 6 significant digits (cct.csv has the exact values); a
+                  function's line names its module and file once
+unlisted.csv      contexts that carry values in the summary profile but have no place in the
+                  tree (HPCToolkit's writer left them out of its tree, hpcviewer does not show
+                  them): ctx_id and the summary metrics of cct.csv
+procedures.csv    flat view: per function (function_id: its number in the database) and
+                  relation (call; inlined_call for its inlined instances), exclusive summed,
+                  inclusive counted once per call path
+`
+
 func (d *db) readme() ([]byte, error) {
 	if d.metaPath != "" {
 		return d.metaReadme(), nil
@@ -66,15 +80,12 @@ header.txt        every decoded header: experiment.xml tables, profile.db, cct.d
 dump/*.txt        hpcproftt's own text rendering of profile.db, cct.db and trace.db
 metrics.csv       MetricTable and MetricDBTable entries; "column" is the CSV column of each
 profiles.csv      one row per profile (index 0 = summary) with its identifier tuple
-cct.csv           the calling-context tree, one row per context, with the visible summary metrics
-                  and <metric>_own per inclusive sum: the inclusive value less the children's,
-                  which adds up to the total over the tree's rows; summing _exc does not, since
-                  a procedure's exclusive value repeats its lines' and loops' (values within
-                  1e-9 of the inclusive value are rounding and shown as 0)
-cct.txt           the same tree indented: inclusive %, inclusive, exclusive of the first visible
-                  metric, rounded to 6 significant digits (cct.csv has the exact values)
-procedures.csv    flat view: per function, exclusive summed, inclusive counted once per call path
-contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
+cct.csv           the calling-context tree, one row per context (parent_id -1 for the root), with
+                  the visible summary metrics and <metric>_own per inclusive sum: the inclusive
+                  value less the children's, which adds up to the total over the tree's rows;
+                  summing _exc does not, since a procedure's exclusive value repeats its lines'
+                  and loops' (values within 1e-9 of the inclusive value are rounding: 0)
+` + treeReadme + `contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
 profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial
                   metrics)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (procedure frames)
@@ -82,7 +93,6 @@ traces/NAME.csv   the same as CSV: time_ns,t_ns,ctx_id,function,depth,path
 
 Units: times in nanoseconds (t_ns relative to the database's minimum trace time);
 metric values in the metric's own units (see metrics.csv).
-Contexts present in profile.db but not in experiment.xml are listed with kind "unlisted".
 `)
 	b.WriteString(d.interchangeReadme())
 	return []byte(b.String()), nil
@@ -294,12 +304,19 @@ func (m *model) idValues(i int) []string {
 	return out
 }
 
-// cctRows renders cct.csv or cct.txt: a header, then the contexts in tree
-// order, 256 per batch.
+// cctRows renders cct.csv or cct.txt: a header, then the tree's
+// contexts (cct.csv in tree order, cct.txt in txtOrder), 256 per batch.
 func (d *db) cctRows(txt bool) *render.Rows {
 	return render.NewRows(256, func() []render.Part {
 		m := d.model.get()
-		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(m.rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
+		rows := m.rows[:m.numListed]
+		if txt {
+			var err error
+			if rows, err = m.txtOrder(d); err != nil {
+				return []render.Part{render.ErrPart(err)}
+			}
+		}
+		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			r := m.sumReader(d)
 			nv := len(m.visible)
 			var own []int
@@ -316,7 +333,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				total = v
 			}
 			for i := from; i < from+count; i++ {
-				ctx := int(m.rows[i])
+				ctx := int(rows[i])
 				v, _, err := r.values(ctx)
 				if err != nil {
 					return dst, err
@@ -328,7 +345,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				}
 				dst = appendCtxColumns(dst, m, ctx)
 				if m.meta != nil {
-					if ctx > 0 && m.listed(ctx) {
+					if ctx > 0 {
 						dst = append(dst, hpcdb.RelationName(m.tag[ctx].rel)...)
 					}
 					dst = append(dst, ',')
@@ -340,21 +357,15 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				file, line := m.ctxFile(ctx)
 				dst = render.AppendCSVField(dst, file)
 				dst = append(dst, ',')
-				if tagged := ctx > 0 && m.listed(ctx); tagged && m.meta != nil {
-					// the meta.db generation: line and address only where known
-					if m.tag[ctx].flags&tagFile != 0 {
-						dst = strconv.AppendInt(dst, line, 10)
-					}
-					dst = append(dst, ',')
-					if m.tag[ctx].flags&tagModule != 0 {
-						dst = render.AppendHex(dst, m.addr[ctx])
-					}
-				} else if tagged {
-					dst = strconv.AppendInt(dst, line, 10)
-					dst = append(dst, ',')
+				// line 0 where none is known (the root; meta.db contexts
+				// without a source location); address only where known
+				if m.meta != nil && m.tag[ctx].flags&tagFile == 0 {
+					line = 0
+				}
+				dst = strconv.AppendInt(dst, line, 10)
+				dst = append(dst, ',')
+				if ctx > 0 && (m.meta == nil || m.tag[ctx].flags&tagModule != 0) {
 					dst = render.AppendHex(dst, m.addr[ctx])
-				} else {
-					dst = append(dst, ',')
 				}
 				for _, v := range vals {
 					dst = append(dst, ',')
@@ -362,18 +373,43 @@ func (d *db) cctRows(txt bool) *render.Rows {
 				}
 				for _, j := range own {
 					dst = append(dst, ',')
-					if m.listed(ctx) {
-						v, err := m.ownValue(r, vals[j], int(i), j)
-						if err != nil {
-							return dst, err
-						}
-						dst = render.AppendFloat(dst, v)
+					v, err := m.ownValue(r, vals[j], int(i), j)
+					if err != nil {
+						return dst, err
 					}
+					dst = render.AppendFloat(dst, v)
 				}
 				dst = append(dst, '\n')
 			}
 			return dst, nil
 		}}}
+	})
+}
+
+// unlistedRows renders unlisted.csv: the contexts that carry values in the
+// summary profile but have no place in the tree, with their visible
+// summary metrics.
+func (d *db) unlistedRows() *render.Rows {
+	return render.NewRows(256, func() []render.Part {
+		m := d.model.get()
+		head := []string{"ctx_id"}
+		for _, v := range m.visible {
+			head = append(head, v.column)
+		}
+		rows := m.rows[m.numListed:]
+		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), render.RowPart(int64(len(rows)), func(dst []byte, i int64) ([]byte, error) {
+			// a reader per row: the rows are few and far apart in the profile
+			vals, _, err := m.sumReader(d).values(int(rows[i]))
+			if err != nil {
+				return dst, err
+			}
+			dst = strconv.AppendInt(dst, int64(rows[i]), 10)
+			for _, v := range vals {
+				dst = append(dst, ',')
+				dst = render.AppendFloat(dst, v)
+			}
+			return append(dst, '\n'), nil
+		})}
 	})
 }
 
@@ -455,13 +491,21 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64, total float64) 
 	for k := int32(0); k < m.depth[ctx]; k++ {
 		dst = append(dst, "  "...)
 	}
-	dst = append(dst, m.ctxName(ctx)...)
-	if mod := m.ctxModule(ctx); mod != "" && m.listed(ctx) && m.kind(ctx) == hpcdb.NodePF {
+	name := m.ctxName(ctx)
+	dst = append(dst, name...)
+	if m.kind(ctx) != hpcdb.NodePF {
+		return append(dst, '\n')
+	}
+	// the module once: HPCToolkit names procedures and files it has no
+	// symbols for by their module ("<unknown procedure> 0x246c7 [libpsm2.so]")
+	if mod := m.ctxModule(ctx); mod != "" && !strings.Contains(name, "["+path.Base(mod)+"]") {
 		dst = append(dst, " ["...)
 		dst = append(dst, mod...)
 		dst = append(dst, ']')
 	}
-	if file, line := m.ctxFile(ctx); file != "" && m.kind(ctx) == hpcdb.NodePF {
+	// a file HPCToolkit names by the module ("<unknown file> [libm.so]",
+	// "[libm.so]") tells nothing more
+	if file, line := m.ctxFile(ctx); file != "" && !strings.HasPrefix(file, "<unknown file>") && !strings.HasPrefix(file, "[") {
 		dst = append(dst, ' ')
 		dst = append(dst, file...)
 		dst = append(dst, ':')
@@ -474,23 +518,28 @@ func (d *db) proceduresCSV() ([]byte, error) {
 	m := d.model.get()
 	r := m.sumReader(d)
 	nv := len(m.visible)
+	type key struct {
+		proc int32
+		rel  uint8 // called or inlined
+	}
 	type agg struct {
-		proc  int32
+		key
 		first int // first ctx, for module/file/line
 		sums  []float64
 	}
-	byProc := map[int32]*agg{}
+	byProc := map[key]*agg{}
 	var order []*agg
-	for _, c32 := range m.rows {
+	for _, c32 := range m.rows[:m.numListed] {
 		c := int(c32)
-		if !m.listed(c) || m.kind(c) != hpcdb.NodePF {
+		if m.kind(c) != hpcdb.NodePF {
 			continue
 		}
 		proc := m.proc[c]
-		a := byProc[proc]
+		k := key{proc, m.tag[c].rel}
+		a := byProc[k]
 		if a == nil {
-			a = &agg{proc: proc, first: c, sums: make([]float64, nv)}
-			byProc[proc] = a
+			a = &agg{key: k, first: c, sums: make([]float64, nv)}
+			byProc[k] = a
 			order = append(order, a)
 		}
 		outer := true // no enclosing frame of the same procedure
@@ -514,16 +563,23 @@ func (d *db) proceduresCSV() ([]byte, error) {
 		if nv > 0 && order[i].sums[0] != order[j].sums[0] {
 			return order[i].sums[0] > order[j].sums[0]
 		}
-		return m.procName(order[i].proc) < m.procName(order[j].proc)
+		if a, b := m.procName(order[i].proc), m.procName(order[j].proc); a != b {
+			return a < b
+		}
+		return order[i].rel < order[j].rel
 	})
-	head := []string{"function", "module", "file", "line"}
+	head := []string{"function_id", "function", "relation", "module", "file", "line"}
 	for _, v := range m.visible {
 		head = append(head, v.column)
 	}
 	b := render.AppendCSVRow(nil, head...)
 	for _, a := range order {
 		file, line := m.ctxFile(a.first)
+		b = strconv.AppendInt(b, m.procIDs[a.proc], 10)
+		b = append(b, ',')
 		b = render.AppendCSVField(b, m.procName(a.proc))
+		b = append(b, ',')
+		b = append(b, hpcdb.RelationName(a.rel)...)
 		b = append(b, ',')
 		b = render.AppendCSVField(b, m.ctxModule(a.first))
 		b = append(b, ',')
@@ -539,21 +595,15 @@ func (d *db) proceduresCSV() ([]byte, error) {
 	return b, nil
 }
 
-var _ = math.NaN
-
 // appendCtxColumns writes the columns cct.csv and taxonomy/*.csv start
-// with: ctx_id, parent_id, depth (empty for unlisted contexts) and kind,
-// each followed by a comma.
+// with: ctx_id, parent_id (-1 for the root), depth and kind, each
+// followed by a comma.
 func appendCtxColumns(dst []byte, m *model, ctx int) []byte {
 	dst = strconv.AppendInt(dst, int64(ctx), 10)
 	dst = append(dst, ',')
-	if p := m.parent[ctx]; p >= 0 {
-		dst = strconv.AppendInt(dst, int64(p), 10)
-	}
+	dst = strconv.AppendInt(dst, int64(m.parent[ctx]), 10)
 	dst = append(dst, ',')
-	if m.listed(ctx) {
-		dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
-	}
+	dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
 	dst = append(dst, ',')
 	dst = append(dst, m.ctxKind(ctx)...)
 	return append(dst, ',')
