@@ -87,6 +87,7 @@ func headerSources(t *testing.T) []string {
 		testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"),
 		wg4, dcpiDir,
 		testdata.Corpus(t, "callgrind", "speedscope-samples", "callgrind.example.log"),
+		testdata.Corpus(t, "otf2", "gen-mpi-rma"),
 	}
 }
 

@@ -39,6 +39,7 @@ type chunkReader struct {
 	order     binary.ByteOrder
 	big       bool
 	err       error
+	eof       bool // the end-of-file record was read
 }
 
 func newChunkReader(r io.ReaderAt, size int64, name string, chunkSize uint64) *chunkReader {
@@ -98,7 +99,7 @@ func (c *chunkReader) load(off int64) bool {
 // at an end-of-chunk mark; it returns bufEndOfFile at the end of the file
 // and on error (c.err tells which).
 func (c *chunkReader) next() byte {
-	for c.err == nil {
+	for c.err == nil && !c.eof {
 		if c.chunkOff < 0 {
 			if !c.load(0) {
 				break
@@ -124,6 +125,9 @@ func (c *chunkReader) next() byte {
 			continue
 		}
 		c.end = len(c.chunk)
+		if t == bufEndOfFile {
+			c.eof = true
+		}
 		return t
 	}
 	return bufEndOfFile

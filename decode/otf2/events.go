@@ -111,7 +111,7 @@ func (r *EventReader) Tell() Pos {
 
 // Seek moves to p, a position Tell returned.
 func (r *EventReader) Seek(p Pos) {
-	r.c.err = nil
+	r.c.err, r.c.eof = nil, false
 	r.attrs = r.attrs[:0]
 	r.time = p.Time
 	r.hint = 0

@@ -52,6 +52,7 @@ type trace struct {
 	printer     *eventPrinter
 	snapPrinter *eventPrinter
 	errors      *vfs.Errors
+	clock       clock
 	files       []evtFile // per location, in ar.Locations order
 	snaps       []evtFile // the same for .snap files
 }
@@ -99,6 +100,7 @@ func Open(path string) (*vfs.Source, error) {
 	an := ar.Anchor
 	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path)
 	t := &trace{ar: ar, errors: src.Errors, names: newDefNames(ar.Defs)}
+	t.clock = newClock(ar.Defs)
 	t.printer = newEventPrinter(t.names, otf2.EventRecords(), false)
 	t.snapPrinter = newEventPrinter(t.names, otf2.SnapRecords(), true)
 	src.Errors.ReportAll("otf2", ar.Problems)
@@ -120,6 +122,17 @@ func Open(path string) (*vfs.Source, error) {
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
 	root.AddFile("header.txt", render.Bytes(t.header, nil))
 	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
+	root.AddFile("locations.csv", render.Bytes(t.locationsCSV, nil))
+	root.AddFile("regions.csv", render.Bytes(t.regionsCSV, nil))
+	locDir := root.AddDir("locations")
+	locNames := make([]string, len(ar.Locations))
+	for i, l := range ar.Locations {
+		locNames[i] = strconv.FormatUint(l.ID, 10)
+	}
+	for i, name := range vfs.UniqueNames(locNames) {
+		d := locDir.AddDir(name)
+		d.AddFile("events.csv", render.Stream(&eventsGen{t: t, loc: i}, src.Errors.Reporter("locations/"+name+"/events.csv")))
+	}
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
 	return src, nil

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/testdata"
@@ -87,4 +90,43 @@ func TestDefinitionsTxtMatchesOtf2PrintG(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEventsCSV checks every location's events.csv: one row per event (the
+// count the Location definition states), times that do not go back, and
+// t_ns = time_ns - the global offset (ticks are ns in these traces).
+func TestEventsCSV(t *testing.T) {
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			src, err := Open(testdata.Corpus(t, "otf2", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			tr := locationsOf(t, src.FS())
+			for _, l := range tr {
+				rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "locations/"+l[0]+"/events.csv"))
+				if got := strconv.Itoa(len(rows) - 1); got != l[4] {
+					t.Errorf("location %s: %s rows, locations.csv says %s events", l[0], got, l[4])
+				}
+				last := int64(-1 << 62)
+				for _, r := range rows[1:] {
+					tn, _ := strconv.ParseInt(r[0], 10, 64)
+					if tn < last {
+						t.Fatalf("location %s: t_ns goes back at %v", l[0], r)
+					}
+					last = tn
+				}
+			}
+		})
+	}
+}
+
+// locationsOf reads locations.csv without its header.
+func locationsOf(t *testing.T, fsys fs.FS) [][]string {
+	rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "locations.csv"))
+	if strings.Join(rows[0], ",") != "location,name,kind,location_group,num_events" {
+		t.Fatalf("locations.csv header %v", rows[0])
+	}
+	return rows[1:]
 }
