@@ -76,14 +76,17 @@ func (f *File) StartState() State {
 // decoder's Names. Costs has one entry per event and is valid until the
 // next call of Next.
 type Record struct {
-	Kind  Kind
-	Off   int64 // byte offset of the line (of the calls=/jump= line for associations)
-	Obj   int32
-	File  int32 // source file of the cost: fl=, or fi=/fe= inside a function
-	Fn    int32
-	Instr uint64
-	Line  int64
-	Costs []int64
+	Kind Kind
+	Off  int64 // byte offset of the line (of the calls=/jump= line for associations)
+	Obj  int32
+	File int32 // source file of the cost: fl=, or fi=/fe= inside a function
+	// FnFile is the fl= file of the function; it differs from File in
+	// code inlined from another file (fi=/fe=).
+	FnFile int32
+	Fn     int32
+	Instr  uint64
+	Line   int64
+	Costs  []int64
 	// Call: the callee; Jump, CondJump: CFn/CFile are the target function
 	// and file when jfn=/jfi= gave them.
 	CObj, CFile, CFn int32
@@ -92,6 +95,14 @@ type Record struct {
 	// Lines is the number of cost lines summed into a Cost record: 1,
 	// unless the decoder sums runs of cost lines (Summarize does).
 	Lines int32
+}
+
+// setFiles sets r's File and FnFile from the state (0 for none).
+func (d *Decoder) setFiles(r *Record) {
+	r.File, r.FnFile = max(d.st.File, 0), max(d.st.FnFile, 0)
+	if d.st.FnFile == None {
+		r.FnFile = r.File
+	}
 }
 
 // A Decoder reads the records of a profile body.
@@ -440,9 +451,7 @@ func (d *Decoder) fastCost() *Record {
 	r := &d.rec
 	r.Kind, r.Off, r.Obj, r.File, r.Fn, r.Instr, r.Line = Cost, off, d.st.Obj, d.st.File, d.st.Fn, instr, ln
 	r.CObj, r.CFile, r.CFn, r.Count, r.Followed = None, None, None, 0, 0
-	if r.File == None {
-		r.File = 0
-	}
+	d.setFiles(r)
 	if r.Obj == None {
 		r.Obj = 0
 	}
@@ -730,9 +739,7 @@ func (d *Decoder) costLine(line []byte, off int64) *Record {
 		d.reportOnce(off, "cost before any fn= line: charged to an unnamed function", nil)
 		r.Fn = 0
 	}
-	if r.File == None {
-		r.File = 0
-	}
+	d.setFiles(r)
 	if r.Obj == None {
 		r.Obj = 0
 	}

@@ -47,6 +47,11 @@ func Merge(tables []*Table) *Table {
 				}
 			}
 		}
+		for i, f := range t.Funcs {
+			if f.Host > 0 && m.Funcs[nr[i]].Host == 0 {
+				m.Funcs[nr[i]].Host = nr[f.Host-1] + 1
+			}
+		}
 		for i, e := range t.Edges {
 			k := edgeKey{nr[e.Caller], nr[e.Callee], e.Line, e.Instr}
 			x, ok := m.edgeIndex[k]

@@ -12,6 +12,10 @@ type Func struct {
 	Obj        int32  // object of the last cost or call charged to it
 	Called     bool   // some calls= line targets it
 	Calls      uint64 // sum of the call counts into it
+	// Host is, for code inlined from another file (fi=/fe=), one plus
+	// the number of the function whose body holds it (the fn= with its
+	// fl= file); 0 otherwise.
+	Host int32
 }
 
 // An Edge is the sum of the calls from one function to another at one
@@ -89,6 +93,10 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 			if r.File != curFile || r.Fn != curFn {
 				curFile, curFn = r.File, r.Fn
 				cur = t.fn(r.File, r.Fn)
+				if r.File != r.FnFile && t.Funcs[cur].Host == 0 {
+					host := t.fn(r.FnFile, r.Fn)
+					t.Funcs[cur].Host = host + 1
+				}
 			}
 			t.Funcs[cur].Obj = r.Obj
 			t.apply(r, costs, cur)
@@ -118,6 +126,7 @@ type batch struct {
 type batchRecord struct {
 	Kind             Kind
 	Obj, File, Fn    int32
+	FnFile           int32
 	CObj, CFile, CFn int32
 	Lines            int32
 	Line             int64
@@ -149,13 +158,13 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 					break
 				}
 				if n := len(b.recs); r.Kind == Cost && n > 0 {
-					if p := &b.recs[n-1]; p.Kind == Cost && p.Fn == r.Fn && p.File == r.File && p.Obj == r.Obj {
+					if p := &b.recs[n-1]; p.Kind == Cost && p.Fn == r.Fn && p.File == r.File && p.FnFile == r.FnFile && p.Obj == r.Obj {
 						add(b.costs[(n-1)*ne:n*ne], r.Costs)
 						p.Lines += r.Lines
 						continue
 					}
 				}
-				b.recs = append(b.recs, batchRecord{Kind: r.Kind, Obj: r.Obj, File: r.File, Fn: r.Fn,
+				b.recs = append(b.recs, batchRecord{Kind: r.Kind, Obj: r.Obj, File: r.File, Fn: r.Fn, FnFile: r.FnFile,
 					CObj: r.CObj, CFile: r.CFile, CFn: r.CFn, Lines: r.Lines, Line: r.Line, Instr: r.Instr, Count: r.Count})
 				b.costs = append(b.costs, r.Costs...)
 			}

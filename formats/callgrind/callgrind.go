@@ -87,7 +87,7 @@ func Open(path string) (*vfs.Source, error) {
 	src.OnClose(f)
 	p := newProfile(f, path, "", src.Errors)
 	p.build(src.Root, true)
-	src.Root.AddFile("README.txt", render.Static([]byte(p.readme(path))))
+	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(path)), nil }, nil))
 	src.AddInfo("creator", f.Header.Creator)
 	src.AddInfo("events", strings.Join(f.Header.Events, " "))
 	src.AddInfo("positions", strings.Join(f.Header.Positions, " "))
@@ -127,7 +127,7 @@ func openDir(dir string) (*vfs.Source, error) {
 		*p = *newProfile(p.f, filepath.Join(dir, opened[i]), dirNames[i]+"/", src.Errors)
 		sub := src.Root.AddDir(dirNames[i])
 		p.build(sub, true)
-		sub.AddFile("README.txt", render.Static([]byte(p.readme(filepath.Join(dir, opened[i])))))
+		sub.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(filepath.Join(dir, opened[i]))), nil }, nil))
 	}
 	sumName := "sum"
 	for _, n := range dirNames {

@@ -163,10 +163,8 @@ _errors.txt     problems found so far (line and byte offset)
 raw/            the original file
 `)
 	b.WriteString(interchange.ProfileReadme(metrics(h.Events)))
-	b.WriteString(`  The call graph has no contexts: stacks are expanded from the functions nobody calls,
-  each call taking its share of the caller's cost (as gprof and speedscope do); self
-  costs left over (recursion, rounding) are stacks of their function alone.
-
+	b.WriteString(interchange.GraphReadme(p.graph()))
+	b.WriteString(`
 Costs are the file's integer counts, one column per event, unit as the event says
 (valgrind: counts; Xdebug Time_(10ns): units of 10 ns, Memory_(bytes): bytes).
 

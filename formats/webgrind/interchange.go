@@ -27,6 +27,12 @@ func (p *profile) metric() interchange.Metric {
 // tree expands the call graph of the function table; a table cut short
 // by damage gives the functions read before it, with the damage reported.
 func (p *profile) tree() (*interchange.Tree, error) {
+	g, err := p.graph()
+	return g.Tree(), err
+}
+
+// graph is the call graph of the function table, as far as it reads.
+func (p *profile) graph() (*interchange.Graph, error) {
 	t := p.functions()
 	g := &interchange.Graph{Metrics: []interchange.Metric{p.metric()}}
 	for _, fn := range t.fns {
@@ -46,7 +52,7 @@ func (p *profile) tree() (*interchange.Tree, error) {
 			}
 		}
 	}
-	return g.Tree(), err
+	return g, err
 }
 
 func clamp(v uint64) int64 { return int64(min(v, 1<<62)) }

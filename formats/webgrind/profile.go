@@ -323,9 +323,8 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 	}
 	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
 	b.WriteString(interchange.ProfileReadme([]interchange.Metric{p.metric()}))
-	b.WriteString("  The call graph has no contexts: stacks are expanded from the functions nobody calls,\n" +
-		"  each call taking its share of the caller's cost (as gprof and speedscope do); self\n" +
-		"  costs left over (recursion, rounding) are stacks of their function alone.\n\n")
+	g, _ := p.graph()
+	b.WriteString(interchange.GraphReadme(g) + "\n")
 	switch v {
 	case wg.V4:
 		b.WriteString("Version 4 stores one record per invocation: per-function totals and call lists are\naggregated from them (one call per record), so the tables mean what they mean for later versions.\n")

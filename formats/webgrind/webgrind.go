@@ -126,7 +126,7 @@ func Open(path string) (*vfs.Source, error) {
 	src.OnClose(f)
 	p := newProfile(f, "", src.Errors)
 	p.build(src.Root)
-	src.Root.AddFile("README.txt", render.Static([]byte(p.readme(path))))
+	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(path)), nil }, nil))
 	src.AddInfo("format version", f.Version)
 	src.AddInfo("functions", f.NumFunctions())
 	src.AddInfo("runs", p.hdr.Runs)
@@ -171,7 +171,7 @@ func openDir(dir string) (*vfs.Source, error) {
 		*p = *newProfile(p.f, dirNames[i]+"/", src.Errors)
 		sub := src.Root.AddDir(dirNames[i])
 		p.build(sub)
-		sub.AddFile("README.txt", render.Static([]byte(p.readme(filepath.Join(dir, names[i])))))
+		sub.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(filepath.Join(dir, names[i]))), nil }, nil))
 		rows = append(rows, p.fileRow(names[i], dirNames[i]))
 	}
 	src.Root.AddFile("files.csv", render.Static(csvTable(filesColumns, rows)))
