@@ -53,6 +53,8 @@ type trace struct {
 	snapPrinter *eventPrinter
 	errors      *vfs.Errors
 	clock       clock
+	profOnce    sync.Once
+	prof        *profile
 	files       []evtFile // per location, in ar.Locations order
 	snaps       []evtFile // the same for .snap files
 }
@@ -124,6 +126,13 @@ func Open(path string) (*vfs.Source, error) {
 	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
 	root.AddFile("locations.csv", render.Bytes(t.locationsCSV, nil))
 	root.AddFile("regions.csv", render.Bytes(t.regionsCSV, nil))
+	for _, v := range []struct {
+		name string
+		fn   func() ([]byte, error)
+	}{{"cct.csv", t.cctCSV}, {"procedures.csv", t.proceduresCSV}, {"imbalance.csv", t.imbalanceCSV},
+		{"messages.csv", t.messagesCSV}, {"collectives.csv", t.collectivesCSV}} {
+		root.AddFile(v.name, render.Bytes(v.fn, src.Errors.Reporter(v.name)))
+	}
 	locDir := root.AddDir("locations")
 	locNames := make([]string, len(ar.Locations))
 	for i, l := range ar.Locations {
@@ -132,6 +141,7 @@ func Open(path string) (*vfs.Source, error) {
 	for i, name := range vfs.UniqueNames(locNames) {
 		d := locDir.AddDir(name)
 		d.AddFile("events.csv", render.Stream(&eventsGen{t: t, loc: i}, src.Errors.Reporter("locations/"+name+"/events.csv")))
+		d.AddFile("cct.csv", render.Bytes(t.locationCCTCSV(i), src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
@@ -155,6 +165,29 @@ Files
   events.txt       every event of every location merged by time, then location id:
                    byte for byte what otf2-print 3.0.2 prints
   definitions.txt  the global definitions in file order: what otf2-print -G prints
+  locations.csv    one row per location: location,name,kind,location_group,num_events
+  regions.csv      one row per region definition: region_id,function,canonical_name,
+                   description,role,paradigm,file,line,end_line
+  cct.csv          the call-path profile from ENTER/LEAVE nesting, summed over locations:
+                   ctx_id,parent_id,depth,function,region_id,call_count,duration_ns_inc,
+                   duration_ns_exc (ctx 0 is the root; call_count counts visits)
+  procedures.csv   the flat profile per region: function_id (the region id),function,
+                   relation,module (both empty),file,line,call_count,duration_ns_inc
+                   (outermost calls only, so recursion counts once),duration_ns_exc
+  imbalance.csv    the flat profile per region and location, a row for every location
+                   (zeros where the region was not entered): region_id,function,location,
+                   call_count,duration_ns_inc,duration_ns_exc
+  messages.csv     every MPI point-to-point message, a receive matched to the first
+                   unmatched send of the same communicator, sender, receiver and tag:
+                   kind (message, unmatched_send, unmatched_recv),communicator,sender,
+                   receiver (ranks),sender_location,receiver_location,tag,bytes,
+                   send_time_ns,recv_time_ns
+  collectives.csv  every MPI collective of every location: location,operation,communicator,
+                   root,sent_bytes,received_bytes,time_ns (its begin),duration_ns
+  locations/<id>/events.csv  the location's events in file order: t_ns (from the global
+                   offset),time_ns,event,region,fields,attributes (the record's other
+                   fields and its attributes as name=value pairs separated by ';')
+  locations/<id>/cct.csv     the call paths the location visited, with its own values
 `)
 	return []byte(b.String()), nil
 }
