@@ -41,8 +41,8 @@ var csvHeaders = map[string]string{
 	"profiles.csv@hpcrun": "profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes",
 	"*/metrics.csv":       "epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples",
 	"*/loadmap.csv":       "epoch,module_id,name,flags",
-	"*/cct.csv":           "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,",
-	"*/trace.csv":         "time_ns,t_ns,ctx_id,module_id,module,offset",
+	"*/cct.csv":           "epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,function,raw_name,file,line,inlined,",
+	"*/trace.csv":         "time_ns,t_ns,ctx_id,module_id,module,offset,function,raw_name,file,line,inlined",
 	// webgrind
 	"functions.csv@webgrind":           "function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,cost_exc_pct",
 	"calls.csv@webgrind":               "caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct",

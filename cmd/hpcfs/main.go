@@ -15,6 +15,7 @@ import (
 	log "github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
@@ -68,6 +69,7 @@ func main() {
 func newRootCommand() *cobra.Command {
 	var level, indexDir, cpuProfile string
 	var windowLimit int64
+	var symbolDirs []string
 	root := &cobra.Command{
 		Use:           "hpcfs",
 		Short:         "Mount HPC performance data as text and CSV files",
@@ -85,6 +87,7 @@ func newRootCommand() *cobra.Command {
 			log.SetLevel(lv)
 			render.SetIndexDir(indexDir)
 			interchange.SetWindowLimit(windowLimit)
+			symbols.SetSearchDirs(append(symbolDirs, symbols.EnvDirs()...))
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {
@@ -101,6 +104,7 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
+	root.PersistentFlags().StringArrayVar(&symbolDirs, "symbols", nil, "a folder to look for binaries in by base name when they are not at the path a profile records (repeatable; also $HPCFS_SYMBOLS, colon-separated)")
 	root.PersistentFlags().Int64Var(&windowLimit, "trace-window-limit", interchange.DefaultWindowLimit, "bytes: a trace.json larger than this is also split into trace/window-<k>.json, each aimed below it")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),
 		newInfoCommand(), newExportCommand(), newFormatsCommand(), newInstallHelperCommand())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -77,7 +78,7 @@ func (p *profile) columns(f *hpcrun.File) *cctColumns {
 		}
 		c.lmField = append(c.lmField, fields)
 	}
-	h := []byte("epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset")
+	h := []byte("epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset," + symbols.CSVColumns)
 	if c.lush {
 		h = append(h, ",lush_assoc,lush_lip"...)
 	}
@@ -101,6 +102,7 @@ type cctPos struct {
 }
 
 type cctCSV struct {
+	p    *profile
 	f    *hpcrun.File
 	a    *analysis
 	cols *cctColumns
@@ -119,7 +121,7 @@ func (p *profile) startCCTCSV(state any) (render.Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cctCSV{f: f, a: a, cols: p.columns(f)}
+	c := &cctCSV{p: p, f: f, a: a, cols: p.columns(f)}
 	if s, ok := state.(cctPos); ok {
 		c.pos = s
 	}
@@ -200,6 +202,8 @@ func (c *cctCSV) Next(dst []byte) ([]byte, error) {
 		dst = appendLMField(dst, e, lmFields, n)
 		dst = append(dst, ',')
 		dst = render.AppendHexPadded(dst, n.IP, 0)
+		dst = append(dst, ',')
+		dst = symbols.AppendCSV(dst, c.p.m.frames(e, n.LMID, n.IP, inner))
 		if c.cols.lush {
 			dst = c.appendLush(dst, e, n)
 		}
@@ -286,6 +290,8 @@ func (c *cctCSV) NextLen() (int64, error) {
 			l += len(c.appendLush(buf[:0], e, n))
 		}
 		inner := ea.hasChildren(i)
+		var sym [256]byte
+		l += 1 + len(symbols.AppendCSV(sym[:0], c.p.m.frames(e, n.LMID, n.IP, inner)))
 		var inc []uint64
 		if inner {
 			inc = ea.incOf(i)
@@ -391,6 +397,7 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 			dst = append(dst, ' ')
 		}
 		dst = appendLocation(dst, e, c.n.LMID, c.n.IP)
+		dst = c.p.m.appendFrame(dst, e, c.n.LMID, c.n.IP, ea.hasChildren(i))
 		dst = append(dst, '\n')
 		c.pos.node++
 	}

@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
@@ -134,12 +135,13 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
 
-	m := &mount{profiles: make([]*profile, len(files))}
+	m := &mount{profiles: make([]*profile, len(files)), syms: symbols.Default()}
 	version := ""
 	if len(idx) > 0 { // the first profile's, as Detect reports
 		version, _ = sniff(filepath.Join(dir, files[idx[0]]))
 	}
 	m.src = vfs.NewSource("hpcrun", version, path)
+	m.symErr = m.src.Errors.Reporter("symbols")
 	for k, i := range idx {
 		base := strings.TrimSuffix(files[i], profileExt)
 		p := &profile{m: m, name: names[i], file: files[i], path: filepath.Join(dir, files[i])}
@@ -186,6 +188,8 @@ func Open(path string) (*vfs.Source, error) {
 type mount struct {
 	src      *vfs.Source
 	profiles []*profile // sorted by name
+	syms     *symbols.Resolver
+	symErr   func(error) // reports a module without symbols
 }
 
 func (m *mount) Close() error {
@@ -284,12 +288,14 @@ func (p *profile) entries() []vfs.Entry {
 	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
-	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", p.path), rep("cct.csv")))
-	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), render.IndexKey("hpcrun", "cct.txt", p.path), rep("cct.txt")))
+	inputs := append([]string{p.path}, p.symbolFiles()...) // names come from the binaries
+	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", inputs...), rep("cct.csv")))
+	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), render.IndexKey("hpcrun", "cct.txt", inputs...), rep("cct.txt")))
 	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
 	if p.tracePath != "" {
-		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, render.IndexKey("hpcrun", "trace.txt", p.path, p.tracePath), rep("trace.txt")))
-		add("trace.csv", render.IndexedStream(&traceGen{p: p}, render.IndexKey("hpcrun", "trace.csv", p.path, p.tracePath), rep("trace.csv")))
+		inputs := append([]string{p.path, p.tracePath}, p.symbolFiles()...)
+		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, render.IndexKey("hpcrun", "trace.txt", inputs...), rep("trace.txt")))
+		add("trace.csv", render.IndexedStream(&traceGen{p: p}, render.IndexKey("hpcrun", "trace.csv", inputs...), rep("trace.csv")))
 	}
 	return out
 }

@@ -111,12 +111,7 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		}
 		x := parent
 		if n.Parent != 0 || n.LMID != 0 || e.Sparse { // else the synthetic root
-			name = appendLocation(name[:0], e, n.LMID, n.IP)
-			fr := interchange.Frame{Name: string(name), Addr: n.IP}
-			if lm := e.LoadModule(n.LMID); lm != nil && n.LMID != 0 {
-				fr.Module = lm.Name
-			}
-			x = t.Child(parent, fr)
+			x = p.m.child(t, parent, e, n.LMID, n.IP, !n.IsLeaf(), name)
 		}
 		stack = append(stack, onPath{n.AbsID(), x})
 		addValues(t, x, n.Values, col, units)
@@ -175,6 +170,7 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 	type shape struct {
 		parent uint32
 		lm     uint16
+		call   bool // not a leaf: ip is a return address
 		ip     uint64
 	}
 	type idIndex struct {
@@ -191,7 +187,7 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 			break
 		}
 		byID = append(byID, idIndex{n.AbsID(), int32(len(nodes))})
-		nodes = append(nodes, shape{n.Parent, n.LMID, n.IP})
+		nodes = append(nodes, shape{n.Parent, n.LMID, !n.IsLeaf(), n.IP})
 	}
 	if err == io.EOF {
 		err = nil
@@ -222,13 +218,7 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 			tn[i] = parent // the synthetic root
 			return parent
 		}
-		var name []byte
-		name = appendLocation(name, e, s.lm, s.ip)
-		fr := interchange.Frame{Name: string(name), Addr: s.ip}
-		if lm := e.LoadModule(s.lm); lm != nil && s.lm != 0 {
-			fr.Module = lm.Name
-		}
-		tn[i] = t.Child(parent, fr)
+		tn[i] = p.m.child(t, parent, e, s.lm, s.ip, s.call, nil)
 		return tn[i]
 	}
 	for i := range nodes {
@@ -367,6 +357,9 @@ func (e *traceEvents) Next(emit func(*interchange.Event)) error {
 
 func (e *traceEvents) location(id uint32) string {
 	if k, ok := e.l.find(id); ok {
+		if fs := e.p.m.frames(e.l.e, e.l.lm[k], e.l.ip[k], false); len(fs) > 0 && fs[0].Function != "" {
+			return fs[0].Function
+		}
 		return string(appendLocation(nil, e.l.e, e.l.lm[k], e.l.ip[k]))
 	}
 	return "node " + strconv.FormatUint(uint64(id), 10)

@@ -33,16 +33,19 @@ func (m *mount) readme() ([]byte, error) {
                    show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,
                    num_samples (last four: layout C only)
     loadmap.csv    epoch,module_id,name,flags
-    cct.csv        epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset[,lush_assoc,
-                   lush_lip], then <metric>_inc (sum over the subtree) and <metric>_exc
-                   (stored value) per metric; offset is the node's ip within its module
+    cct.csv        epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset,function,
+                   raw_name,file,line,inlined[,lush_assoc,lush_lip], then <metric>_inc (sum
+                   over the subtree) and <metric>_exc (stored value) per metric; offset is the
+                   node's ip within its module; function..inlined name it from the binary
+                   (see Symbols below; empty when it is not found)
     cct.txt        the CCT per epoch, indented by depth: inclusive %, inclusive, exclusive
                    of the first metric (Real values rounded to 6 significant digits, as
-                   hpcviewer shows them; cct.csv has the exact values), module+0xip;
-                   children by descending inclusive value
-    trace.txt      (with a .hpctrace beside the profile) time  ctx_id  module+0xip per sample,
-                   time in the file's unit
-    trace.csv      time_ns,t_ns,ctx_id,module_id,module,offset[,metric_id]: time_ns is exact
+                   hpcviewer shows them; cct.csv has the exact values), module+0xip and
+                   the function (file:line) when known; children by descending inclusive value
+    trace.txt      (with a .hpctrace beside the profile) time  ctx_id  module+0xip [function
+                   (file:line)] per sample, time in the file's unit
+    trace.csv      time_ns,t_ns,ctx_id,module_id,module,offset,function,raw_name,file,line,
+                   inlined[,metric_id]: time_ns is exact
                    (converted from microseconds for 02.00 profiles); t_ns is time_ns less the
                    first sample's, small numbers that spreadsheets keep exactly
 
@@ -66,17 +69,26 @@ Version 04.00 (sparse, HPCToolkit 2022.10+)
 
 `)
 	b.WriteString(interchange.ProfileReadme(nil))
-	b.WriteString(`  in every <profile>/. Frames are module+0xip as in cct.txt (merged when equal),
-  the synthetic root left out. Integer metrics keep their unit; Real metrics in seconds
+	b.WriteString(`  in every <profile>/. Frames are functions with their inlined calls when the binary's
+  symbols are found, else module+0xip as in cct.txt (merged when equal), the synthetic
+  root left out. Integer metrics keep their unit; Real metrics in seconds
   become integer nanoseconds (<metric>_ns; other Real metrics are scaled by 1e9, _e9).
 
 `)
 	b.WriteString(interchange.TraceReadme())
 	b.WriteString(`  (with .hpctrace files) trace/<profile>.json; pid is the MPI rank, tid the thread id.
   A run of samples in one CCT node is one X event (until the next sample), named by its
-  location; a thread's last run of one sample is an instant event. ts counts from the
-  earliest sample of all traces.
+  location (its function when known); a thread's last run of one sample is an instant
+  event. ts counts from the earliest sample of all traces.
 `)
+	b.WriteString(`
+Names of addresses: function is the demangled name of the innermost function at the
+  ip (a node with children holds a return address, looked up at ip-1), raw_name the
+  name as the binary has it, file and line the source line, inlined the functions it
+  is inlined in, outermost first, as "function (file:line)" of each call joined by ';'
+  (addr2line -f -i -C order reversed).
+`)
+	b.WriteString(m.syms.Readme(m.moduleNames()))
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {
 		if i == 20 {

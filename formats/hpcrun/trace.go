@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -122,7 +123,7 @@ func (c *traceCursor) State() any { return c.i }
 func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	if c.i < 0 {
 		c.i = 0
-		dst = append(dst, "time_ns,t_ns,ctx_id,module_id,module,offset"...)
+		dst = append(dst, "time_ns,t_ns,ctx_id,module_id,module,offset,"+symbols.CSVColumns...)
 		if c.t.DataCentric() {
 			dst = append(dst, ",metric_id"...)
 		}
@@ -159,6 +160,7 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			dst = append(dst, "  "...)
 			if ok {
 				dst = appendLocation(dst, c.l.e, c.l.lm[k], c.l.ip[k])
+				dst = c.g.p.m.appendFrame(dst, c.l.e, c.l.lm[k], c.l.ip[k], false)
 			} else {
 				dst = append(dst, '?')
 			}
@@ -180,8 +182,11 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			}
 			dst = append(dst, ",0x"...)
 			dst = strconv.AppendUint(dst, c.l.ip[k], 16)
+			dst = append(dst, ',')
+			dst = symbols.AppendCSV(dst, c.g.p.m.frames(c.l.e, c.l.lm[k], c.l.ip[k], false))
 		} else {
-			dst = append(dst, ",,"...)
+			dst = append(dst, ",,,"...)
+			dst = symbols.AppendCSV(dst, nil)
 		}
 		if c.t.DataCentric() {
 			dst = append(dst, ',')

@@ -105,6 +105,10 @@ type Module struct {
 	dbg      string   // separate debug file used, "" when none
 	used     []string // guarded by r.mu, as buildErr
 	buildErr error
+	dwarf    bool // the binary or its debug file has DWARF
+	symtab   bool // the binary or its debug file has a symbol table
+
+	reportOnce sync.Once
 }
 
 // Module gives the module of a recorded binary path (one per path).
@@ -168,6 +172,46 @@ func (m *Module) Source() string {
 		s += " with debug file " + m.dbg
 	}
 	return s
+}
+
+// Describe says where m's symbols come from without building its table
+// (it reads the binary's headers): for a README.
+func (m *Module) Describe() string {
+	file, err := m.File()
+	if err == nil {
+		m.loadOnce.Do(func() { m.elfErr = m.identify(file) })
+		err = m.elfErr
+	}
+	if err != nil {
+		return "none: " + err.Error()
+	}
+	var used []string
+	if m.dwarf {
+		used = append(used, "DWARF")
+	}
+	if m.symtab {
+		used = append(used, "symbol table")
+	}
+	if len(used) == 0 {
+		return "none: " + errNoSymbols.Error()
+	}
+	s := strings.Join(used, " and ") + " of " + file
+	if m.dbg != "" {
+		s += " with debug file " + m.dbg
+	}
+	return s
+}
+
+// Frames is Lookup that, the first time m has no symbols, tells report
+// why (with the recorded path).
+func (m *Module) Frames(addr uint64, report func(error)) []Frame {
+	fs := m.Lookup(addr)
+	if fs == nil {
+		if err := m.Err(); err != nil {
+			m.reportOnce.Do(func() { report(fmt.Errorf("symbols of %s: %v", m.Recorded, err)) })
+		}
+	}
+	return fs
 }
 
 // Lookup gives the frames at a link-time address of m, innermost first
@@ -246,7 +290,8 @@ func (m *Module) identify(file string) error {
 	if id == "" {
 		m.key = "file:" + file
 	}
-	if hasDWARF(f) {
+	m.dwarf, m.symtab = hasDWARF(f), hasSymbols(f)
+	if m.dwarf {
 		return nil
 	}
 	link, crc, hasLink := debugLink(f)
@@ -272,6 +317,11 @@ func (m *Module) identify(file string) error {
 			}
 		}
 		m.dbg = c
+		if d, err := elf.Open(c); err == nil {
+			m.dwarf = hasDWARF(d)
+			m.symtab = m.symtab || hasSymbols(d)
+			d.Close()
+		}
 		return nil
 	}
 	if mismatch != nil && !hasSymbols(f) {

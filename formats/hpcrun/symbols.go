@@ -1,0 +1,98 @@
+package hpcrun
+
+import (
+	"sort"
+
+	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/internal/symbols"
+	"github.com/hpcfs/hpcfs/render/interchange"
+)
+
+// frames gives the source frames at ip in load module lmID of e,
+// innermost first (nil when the binary or its symbols are missing: the
+// reason goes to _errors.txt once per module). A call's ip (a node with
+// children) is a return address, looked up at ip-1 as hpcprof does.
+func (m *mount) frames(e *hpcrun.Epoch, lmID uint16, ip uint64, call bool) []symbols.Frame {
+	if lmID == 0 {
+		return nil
+	}
+	lm := e.LoadModule(lmID)
+	if lm == nil {
+		return nil
+	}
+	if call && ip > 0 {
+		ip--
+	}
+	return m.syms.Module(lm.Name).Frames(ip, m.symErr)
+}
+
+// appendFrame appends " function (file:line)" of the innermost frame at
+// a node, for the text views; nothing when it is unknown.
+func (m *mount) appendFrame(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64, call bool) []byte {
+	if fs := m.frames(e, lmID, ip, call); len(fs) > 0 && fs[0].Function != "" {
+		dst = append(dst, ' ')
+		dst = symbols.AppendFrame(dst, fs[0])
+	}
+	return dst
+}
+
+// child adds the frames of a node under parent of t: its function and
+// the functions inlined in it at ip, outermost first, when the binary's
+// symbols are found, else one frame named module+0xip. It gives the
+// innermost frame's node.
+func (m *mount) child(t *interchange.Tree, parent int32, e *hpcrun.Epoch, lmID uint16, ip uint64, call bool, name []byte) int32 {
+	module := ""
+	if lm := e.LoadModule(lmID); lm != nil && lmID != 0 {
+		module = lm.Name
+	}
+	fs := m.frames(e, lmID, ip, call)
+	if len(fs) == 0 || fs[len(fs)-1].Function == "" {
+		return t.Child(parent, interchange.Frame{Name: string(appendLocation(name[:0], e, lmID, ip)), Addr: ip, Module: module})
+	}
+	for i := len(fs) - 1; i >= 0; i-- {
+		f := fs[i]
+		parent = t.Child(parent, interchange.Frame{Name: f.Function, File: f.File, Line: int64(f.Line), Module: module, Addr: ip})
+	}
+	return parent
+}
+
+// moduleNames are the load module paths of the mount's profiles that
+// are files (not the synthetic root or placeholders), sorted.
+func (m *mount) moduleNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range m.profiles {
+		f, err := p.open()
+		if err != nil {
+			continue
+		}
+		for _, e := range f.Epochs {
+			for _, lm := range e.LoadModules {
+				if lm.ID != 0 && !seen[lm.Name] {
+					seen[lm.Name] = true
+					out = append(out, lm.Name)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// symbolFiles are the binaries found for the profile's load modules:
+// inputs of the views that show their names (index keys).
+func (p *profile) symbolFiles() []string {
+	f, err := p.open()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range f.Epochs {
+		for _, lm := range e.LoadModules {
+			if file, err := p.m.syms.Module(lm.Name).File(); err == nil && lm.ID != 0 {
+				out = append(out, file)
+			}
+		}
+	}
+	return out
+}
