@@ -14,6 +14,7 @@ import (
 	"github.com/hpcfs/hpcfs/decode/otf2"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // Format is the OTF2 entry of the format registry.
@@ -143,6 +144,13 @@ func Open(path string) (*vfs.Source, error) {
 		d.AddFile("events.csv", render.Stream(&eventsGen{t: t, loc: i}, src.Errors.Reporter("locations/"+name+"/events.csv")))
 		d.AddFile("cct.csv", render.Bytes(t.locationCCTCSV(i), src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
+	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
+	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, rep).AddViews(root)
+	var files []string
+	for i := range t.files {
+		files = append(files, t.files[i].path)
+	}
+	interchange.AddTraceViews(root, &chromeTrace{t: t}, rep, func(view string) string { return render.IndexKey("otf2", view, files...) })
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
 	return src, nil
@@ -188,6 +196,13 @@ Files
                    offset),time_ns,event,region,fields,attributes (the record's other
                    fields and its attributes as name=value pairs separated by ';')
   locations/<id>/cct.csv     the call paths the location visited, with its own values
+`)
+	b.WriteString("\n" + interchange.ProfileReadme(profileMetrics))
+	b.WriteString("  (the tree is cct.csv's: time_ns is exclusive time, visits the visits)\n\n")
+	b.WriteString(interchange.TraceReadme())
+	b.WriteString(`  In trace.json a location is a thread (pid: its location group): its regions are
+  complete events from ENTER to LEAVE, MPI sends and receives are instant events with
+  the peer rank, communicator, tag and bytes (messages.csv pairs them).
 `)
 	return []byte(b.String()), nil
 }

@@ -3,6 +3,7 @@ package otf2
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -129,4 +130,62 @@ func locationsOf(t *testing.T, fsys fs.FS) [][]string {
 		t.Fatalf("locations.csv header %v", rows[0])
 	}
 	return rows[1:]
+}
+
+// TestInterchange checks the interchange views against cct.csv: the folded
+// stacks of time_ns add up to the root's inclusive time, and trace.json
+// holds one complete event per ENTER of every location.
+func TestInterchange(t *testing.T) {
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			src, err := Open(testdata.Corpus(t, "otf2", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			fsys := src.FS()
+			cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "cct.csv"))
+			root, _ := strconv.ParseInt(cct[1][6], 10, 64)
+			var sum int64
+			for _, line := range strings.Split(strings.TrimSpace(string(testdata.ReadFS(t, fsys, "flame/time_ns.folded"))), "\n") {
+				if line == "" {
+					continue
+				}
+				v, err := strconv.ParseInt(line[strings.LastIndexByte(line, ' ')+1:], 10, 64)
+				if err != nil {
+					t.Fatal(line)
+				}
+				sum += v
+			}
+			if sum != root {
+				t.Errorf("folded time_ns adds up to %d, cct.csv root %d", sum, root)
+			}
+			var tr struct {
+				TraceEvents []struct {
+					Ph   string `json:"ph"`
+					Name string `json:"name"`
+				} `json:"traceEvents"`
+			}
+			if err := json.Unmarshal(testdata.ReadFS(t, fsys, "trace.json"), &tr); err != nil {
+				t.Fatal(err)
+			}
+			x := 0
+			for _, e := range tr.TraceEvents {
+				if e.Ph == "X" {
+					x++
+				}
+			}
+			enters := 0
+			for _, l := range locationsOf(t, fsys) {
+				for _, r := range testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "locations/"+l[0]+"/events.csv"))[1:] {
+					if r[2] == "Enter" {
+						enters++
+					}
+				}
+			}
+			if x != enters {
+				t.Errorf("trace.json: %d complete events, %d ENTERs", x, enters)
+			}
+		})
+	}
 }

@@ -10,7 +10,9 @@ import (
 
 // profile is what one pass over every location's events gives: the
 // call-path profile (from ENTER/LEAVE nesting), the flat profile per
-// region, matched messages and collective operations. Times are ticks.
+// region, matched messages and collective operations. Profile times are
+// nanoseconds (each timestamp converted, so sums are exact); message and
+// collective times are ticks.
 type profile struct {
 	nodes  []cctNode            // node 0 is the root above every call path
 	index  map[[2]uint64]int32  // (parent node, region) -> node
@@ -31,7 +33,7 @@ type cctNode struct {
 }
 
 // cctStat is a call path's (or region's) visits and inclusive and
-// exclusive time in ticks.
+// exclusive time in nanoseconds.
 type cctStat struct {
 	visits   uint64
 	inc, exc uint64
@@ -120,18 +122,19 @@ func (t *trace) scan() *profile {
 			}
 		}
 		for r.Next(&ev) {
-			last = ev.Time
+			now := t.clock.ns(ev.Time)
+			last = now
 			switch ev.Name() {
 			case "Enter":
 				parent := int32(0)
 				if len(stack) > 0 {
 					parent = stack[len(stack)-1].node
 				}
-				stack = append(stack, openFrame{node: p.child(parent, ev.Vals[0]), region: ev.Vals[0], enter: ev.Time})
+				stack = append(stack, openFrame{node: p.child(parent, ev.Vals[0]), region: ev.Vals[0], enter: now})
 				depth[ev.Vals[0]]++
 			case "Leave":
 				if len(stack) > 0 {
-					leave(ev.Time)
+					leave(now)
 				}
 			case "MpiSend", "MpiIsend":
 				sends = append(sends, message{comm: ev.Vals[1], receiver: ev.Vals[0], tag: ev.Vals[2], bytes: ev.Vals[3],

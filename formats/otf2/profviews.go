@@ -38,9 +38,9 @@ func (t *trace) appendCCTRow(b []byte, p *profile, i int, s *cctStat) []byte {
 func (t *trace) appendStat(b []byte, s *cctStat) []byte {
 	b = appendU(b, s.visits)
 	b = append(b, ',')
-	b = appendU(b, t.clock.ns(s.inc))
+	b = appendU(b, s.inc)
 	b = append(b, ',')
-	b = appendU(b, t.clock.ns(s.exc))
+	b = appendU(b, s.exc)
 	return append(b, '\n')
 }
 

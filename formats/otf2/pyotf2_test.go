@@ -11,9 +11,9 @@ import (
 
 // pyProfile reads an archive with OTF2's own Python bindings (python3-otf2)
 // and prints the flat profile per region and location as imbalance.csv
-// rows: visits, inclusive time of the outermost calls, exclusive time (ns
-// from ticks by the clock's resolution, rounded down), one row for every
-// location.
+// rows: visits, inclusive time of the outermost calls, exclusive time (each
+// timestamp in ns from ticks by the clock's resolution, rounded down), one
+// row for every location.
 const pyProfile = `
 import sys, otf2
 from collections import defaultdict
@@ -24,14 +24,15 @@ with otf2.reader.open(sys.argv[1]) as tr:
     names = {}
     stacks = defaultdict(list)
     depth = defaultdict(int)
+    ns = lambda t: t * 10**9 // res
     for loc, ev in tr.events:
         st = stacks[loc._ref]
         if isinstance(ev, otf2.events.Enter):
-            st.append([ev.region, ev.time, 0])
+            st.append([ev.region, ns(ev.time), 0])
             depth[(loc._ref, ev.region._ref)] += 1
         elif isinstance(ev, otf2.events.Leave) and st:
             region, t0, child = st.pop()
-            dur = ev.time - t0
+            dur = ns(ev.time) - t0
             s = stats[(region._ref, loc._ref)]
             names[region._ref] = region.name
             k = (loc._ref, region._ref)
@@ -42,13 +43,12 @@ with otf2.reader.open(sys.argv[1]) as tr:
                 s[1] += dur
             if st:
                 st[-1][2] += dur
-    ns = lambda t: t * 10**9 // res
     def q(s):
         return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
     for r in sorted(names):
         for l in locs:
             v = stats.get((r, l._ref), [0, 0, 0])
-            print("%d,%s,%d,%d,%d,%d" % (r, q(names[r]), l._ref, v[0], ns(v[1]), ns(v[2])))
+            print("%d,%s,%d,%d,%d,%d" % (r, q(names[r]), l._ref, v[0], v[1], v[2]))
 `
 
 // python3otf2 returns the Python that has the otf2 module, skipping the
