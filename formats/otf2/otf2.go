@@ -144,6 +144,7 @@ func Open(path string) (*vfs.Source, error) {
 		d.AddFile("events.csv", render.Stream(&eventsGen{t: t, loc: i}, src.Errors.Reporter("locations/"+name+"/events.csv")))
 		d.AddFile("cct.csv", render.Bytes(t.locationCCTCSV(i), src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
+	root.AddFile("metrics.csv", render.Stream(&metricsGen{t: t}, src.Errors.Reporter("metrics.csv")))
 	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, rep).AddViews(root)
 	var files []string
@@ -192,6 +193,9 @@ Files
                    send_time_ns,recv_time_ns
   collectives.csv  every MPI collective of every location: location,operation,communicator,
                    root,sent_bytes,received_bytes,time_ns (its begin),duration_ns
+  metrics.csv      every METRIC value, one row per member, location after location:
+                   location,t_ns,time_ns,metric_id,name (the member),value (as its type:
+                   int64, uint64 or double; nan and inf as C prints them)
   locations/<id>/events.csv  the location's events in file order: t_ns (from the global
                    offset),time_ns,event,region,fields,attributes (the record's other
                    fields and its attributes as name=value pairs separated by ';')

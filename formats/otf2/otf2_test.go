@@ -189,3 +189,35 @@ func TestInterchange(t *testing.T) {
 		})
 	}
 }
+
+// TestMetricsCSV checks that metrics.csv has a row per value of every
+// METRIC event that otf2-print shows ("METRIC ... N Values").
+func TestMetricsCSV(t *testing.T) {
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			dir := testdata.Corpus(t, "otf2", name)
+			src, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "metrics.csv"))
+			events, _, _ := strings.Cut(string(oracle(t, dir, "oracle-otf2-print.txt")), "=== Snapshots")
+			want := 0
+			for _, line := range strings.Split(events, "\n") {
+				if !strings.HasPrefix(line, "METRIC ") {
+					continue
+				}
+				_, rest, _ := strings.Cut(line, ", ")
+				n, err := strconv.Atoi(rest[:strings.IndexByte(rest, ' ')])
+				if err != nil {
+					t.Fatal(line)
+				}
+				want += n
+			}
+			if len(rows)-1 != want {
+				t.Errorf("metrics.csv: %d rows, otf2-print shows %d values", len(rows)-1, want)
+			}
+		})
+	}
+}
