@@ -1,12 +1,12 @@
 package render
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -42,7 +42,7 @@ func DefaultIndexDir() string {
 }
 
 // indexVersion changes whenever the index layout changes.
-const indexVersion = "hpcfs-index-1"
+const indexVersion = "hpcfs-index-2"
 
 // buildKey identifies the running program (its file's path, size and
 // modification time), so that an index written by one build of hpcfs is
@@ -95,55 +95,83 @@ func indexPath(key string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:16])+".idx")
 }
 
-var errBadIndex = errors.New("bad index")
+// errBadIndex starts the _errors.txt line of an on-disk index that was
+// thrown away.
+var errBadIndex = errors.New("bad on-disk index")
 
+// An index file holds the size (int64), the number of checkpoints
+// (uint32), each checkpoint's output offset (int64), state length
+// (uint32) and encoded state, all little-endian, then the CRC-32 of all
+// that. It is input like any other file: loadIndex checks every field
+// against the rest before anything is allocated from it.
 func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := bytes.NewReader(data)
-	var size int64
-	var n uint32
-	if binary.Read(r, binary.LittleEndian, &size) != nil || binary.Read(r, binary.LittleEndian, &n) != nil || int64(n) > int64(len(data)) {
-		return 0, nil, errBadIndex
+	bad := func(format string, args ...any) (int64, []checkpoint, error) {
+		return 0, nil, fmt.Errorf(format, args...)
+	}
+	if len(data) < 16 {
+		return bad("%d bytes, too short", len(data))
+	}
+	body := data[:len(data)-4]
+	if sum := binary.LittleEndian.Uint32(data[len(body):]); sum != crc32.ChecksumIEEE(body) {
+		return bad("checksum %#x does not match the contents", sum)
+	}
+	size := int64(binary.LittleEndian.Uint64(body))
+	n := binary.LittleEndian.Uint32(body[8:])
+	body = body[12:]
+	const cpMin = 12 // offset and state length
+	if size < 0 || n == 0 || uint64(n) > uint64(len(body))/cpMin {
+		return bad("size %d with %d checkpoints in %d bytes", size, n, len(data))
 	}
 	cps := make([]checkpoint, 0, n)
-	for i := uint32(0); i < n; i++ {
-		var off int64
-		var l uint32
-		if binary.Read(r, binary.LittleEndian, &off) != nil || binary.Read(r, binary.LittleEndian, &l) != nil || int64(l) > int64(r.Len()) {
-			return 0, nil, errBadIndex
+	for i := range n {
+		if len(body) < cpMin {
+			return bad("checkpoint %d cut short", i)
 		}
-		b := make([]byte, l)
-		r.Read(b)
+		off := int64(binary.LittleEndian.Uint64(body))
+		l := binary.LittleEndian.Uint32(body[8:])
+		body = body[cpMin:]
+		switch {
+		case i == 0 && off != 0:
+			return bad("first checkpoint at %d, not 0", off)
+		case i > 0 && off <= cps[i-1].off:
+			return bad("checkpoint %d at %d, not after the one before (%d)", i, off, cps[i-1].off)
+		case off > size:
+			return bad("checkpoint %d at %d, beyond the size %d", i, off, size)
+		case uint64(l) > uint64(len(body)):
+			return bad("checkpoint %d: a state of %d bytes, %d left", i, l, len(body))
+		}
 		var state any
 		if l > 0 {
-			if state, err = codec.DecodeState(b); err != nil {
-				return 0, nil, err
+			if state, err = codec.DecodeState(body[:l]); err != nil {
+				return bad("checkpoint %d: %v", i, err)
 			}
 		}
+		body = body[l:]
 		cps = append(cps, checkpoint{off, state})
 	}
-	if len(cps) == 0 || cps[0].off != 0 {
-		return 0, nil, errBadIndex
+	if len(body) != 0 {
+		return bad("%d bytes after the last checkpoint", len(body))
 	}
 	return size, cps, nil
 }
 
 func saveIndex(path string, codec StateCodec, size int64, cps []checkpoint) error {
-	var b bytes.Buffer
-	binary.Write(&b, binary.LittleEndian, size)
-	binary.Write(&b, binary.LittleEndian, uint32(len(cps)))
+	b := binary.LittleEndian.AppendUint64(nil, uint64(size))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(cps)))
 	for _, cp := range cps {
 		var enc []byte
 		if cp.state != nil {
 			enc = codec.EncodeState(cp.state)
 		}
-		binary.Write(&b, binary.LittleEndian, cp.off)
-		binary.Write(&b, binary.LittleEndian, uint32(len(enc)))
-		b.Write(enc)
+		b = binary.LittleEndian.AppendUint64(b, uint64(cp.off))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(enc)))
+		b = append(b, enc...)
 	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -151,7 +179,7 @@ func saveIndex(path string, codec StateCodec, size int64, cps []checkpoint) erro
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(b.Bytes()); err != nil {
+	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
 		return err

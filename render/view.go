@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -106,27 +109,41 @@ type stream struct {
 	key         string // on-disk index key; "" for none
 
 	mu           sync.Mutex
-	sized        bool
 	sizing       chan struct{} // closed when the sizing pass ends
 	sawDataError bool
-	size         int64
-	cps          []checkpoint
-	segs         []int // index in cps of each segment's first checkpoint
-	err          error
+	lay          atomic.Pointer[layout] // nil until sized
+}
+
+// A layout is what sizing found: immutable, replaced as a whole when an
+// index read from disk turns out to disagree with the view.
+type layout struct {
+	size   int64
+	cps    []checkpoint
+	segs   []int // index in cps of each segment's first checkpoint
+	err    error
+	loaded string // the on-disk index it was read from, "" when measured
+}
+
+func newLayout(size int64, cps []checkpoint, err error) *layout {
+	return &layout{size: size, cps: cps, segs: segmentStarts(cps), err: err}
 }
 
 func (s *stream) Size() (int64, error) {
-	if err := s.ensureSized(); err != nil {
+	l, err := s.ensureSized()
+	if err != nil {
 		return 0, err
 	}
-	return s.size, nil
+	return l.size, nil
 }
 
-func (s *stream) ensureSized() error {
+func (s *stream) ensureSized() (*layout, error) {
+	if l := s.lay.Load(); l != nil {
+		return l, l.err
+	}
 	s.mu.Lock()
-	if s.sized {
+	if l := s.lay.Load(); l != nil {
 		s.mu.Unlock()
-		return s.err
+		return l, l.err
 	}
 	if s.sizing != nil {
 		ch := s.sizing
@@ -138,31 +155,52 @@ func (s *stream) ensureSized() error {
 	s.sizing = ch
 	s.mu.Unlock()
 
-	size, cps, err := s.measureOrLoad()
+	l := s.measureOrLoad()
 	s.mu.Lock()
-	s.size, s.cps, s.err, s.sized = size, cps, err, true
-	s.segs = segmentStarts(cps)
+	s.lay.Store(l)
 	s.sizing = nil
 	s.mu.Unlock()
 	close(ch)
-	return err
+	return l, l.err
 }
 
-func (s *stream) measureOrLoad() (int64, []checkpoint, error) {
+func (s *stream) measureOrLoad() *layout {
 	codec, ok := s.gen.(StateCodec)
 	path := indexPath(s.key)
 	if !ok || path == "" {
 		size, cps, err, _ := s.measure()
-		return size, cps, err
+		return newLayout(size, cps, err)
 	}
-	if size, cps, err := loadIndex(path, codec); err == nil {
-		return size, cps, nil
+	// Only the index's own consistency is checked here, so that a second
+	// mount answers sizes without decoding the source; a read that finds
+	// the view rendering otherwise than the index says replaces it.
+	size, cps, err := loadIndex(path, codec)
+	if err == nil {
+		l := newLayout(size, cps, nil)
+		l.loaded = path
+		return l
 	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		s.discardIndex(path, err)
+	}
+	return s.measureAndSave(codec, path)
+}
+
+func (s *stream) measureAndSave(codec StateCodec, path string) *layout {
 	size, cps, err, clean := s.measure()
 	if err == nil && clean {
 		saveIndex(path, codec, size, cps)
 	}
-	return size, cps, err
+	return newLayout(size, cps, err)
+}
+
+// discardIndex removes the on-disk index at path, which disagrees with
+// the view (why), and reports it: the view is measured again.
+func (s *stream) discardIndex(path string, why error) {
+	os.Remove(path)
+	if s.onDataError != nil {
+		s.onDataError(fmt.Errorf("%w %s: %v; removed, the view is measured again", errBadIndex, path, why))
+	}
 }
 
 // measure sizes the view; clean is false when it ended on a data error.
@@ -219,16 +257,21 @@ func (s *stream) endOn(err error, off int64, cps []checkpoint) (int64, []checkpo
 }
 
 func (s *stream) ReadAt(p []byte, off int64) (int, error) {
-	if err := s.ensureSized(); err != nil {
+	l, err := s.ensureSized()
+	if err != nil {
 		return 0, err
 	}
 	if off < 0 {
 		return 0, fmt.Errorf("render: negative offset %d", off)
 	}
 	n := 0
-	for n < len(p) && off < s.size {
-		seg := s.segmentOf(off)
-		data, start, err := s.segment(seg)
+	for n < len(p) && off < l.size {
+		seg := l.segmentOf(off)
+		data, start, err := s.segment(l, seg)
+		if errors.Is(err, errDisagrees) && l.loaded != "" {
+			l = s.rebuild(l, err)
+			continue
+		}
 		if err != nil {
 			return n, err
 		}
@@ -236,14 +279,29 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 		n += k
 		off += int64(k)
 		if off >= start+int64(len(data))/2 {
-			s.prefetch(seg + 1)
-			s.prefetch(seg + 2)
+			s.prefetch(l, seg+1)
+			s.prefetch(l, seg+2)
 		}
 	}
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// rebuild replaces l, read from an on-disk index that turned out to
+// disagree with the view, by a fresh measurement (once, whoever asks).
+func (s *stream) rebuild(l *layout, why error) *layout {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.lay.Load(); cur != l {
+		return cur
+	}
+	s.discardIndex(l.loaded, why)
+	codec, _ := s.gen.(StateCodec)
+	fresh := s.measureAndSave(codec, l.loaded)
+	s.lay.Store(fresh)
+	return fresh
 }
 
 // segmentStarts groups checkpoints into segments of segmentCheckpoint
@@ -262,11 +320,11 @@ func segmentStarts(cps []checkpoint) []int {
 	return starts
 }
 
-func (s *stream) segmentOf(off int64) int {
-	lo, hi := 0, len(s.segs)
+func (l *layout) segmentOf(off int64) int {
+	lo, hi := 0, len(l.segs)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if s.cps[s.segs[mid]].off <= off {
+		if l.cps[l.segs[mid]].off <= off {
 			lo = mid
 		} else {
 			hi = mid
@@ -275,18 +333,18 @@ func (s *stream) segmentOf(off int64) int {
 	return lo
 }
 
-func (s *stream) bounds(seg int) (start, end int64) {
-	start = s.cps[s.segs[seg]].off
-	end = s.size
-	if seg+1 < len(s.segs) {
-		end = s.cps[s.segs[seg+1]].off
+// checkpoints returns the checkpoints of segment seg and the end offset.
+func (l *layout) checkpoints(seg int) ([]checkpoint, int64) {
+	if seg+1 < len(l.segs) {
+		return l.cps[l.segs[seg]:l.segs[seg+1]], l.cps[l.segs[seg+1]].off
 	}
-	return start, end
+	return l.cps[l.segs[seg]:], l.size
 }
 
-func (s *stream) segment(seg int) ([]byte, int64, error) {
-	start, end := s.bounds(seg)
-	key := segmentKey{s, seg}
+func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
+	cps, end := l.checkpoints(seg)
+	start := cps[0].off
+	key := segmentKey{l, seg}
 	for {
 		if data, ok := segments.get(key); ok {
 			return data, start, nil
@@ -299,7 +357,7 @@ func (s *stream) segment(seg int) ([]byte, int64, error) {
 			<-wait // another reader or a prefetch is rendering it
 		}
 	}
-	data, err := s.renderSegment(seg, start, end)
+	data, err := s.renderSegment(cps, end)
 	if err != nil {
 		segments.release(key)
 		return nil, 0, err
@@ -308,42 +366,61 @@ func (s *stream) segment(seg int) ([]byte, int64, error) {
 	return data, start, nil
 }
 
-func (s *stream) renderSegment(seg int, start, end int64) ([]byte, error) {
-	c, err := s.gen.Start(s.cps[s.segs[seg]].state)
+// errDisagrees is a segment that renders otherwise than its checkpoints
+// say: the input changed, or the checkpoints came from a bad index.
+var errDisagrees = fmt.Errorf("%w: a segment renders otherwise than it was sized", ErrChanged)
+
+// renderSegment renders from the first of cps to end, checking that each
+// later checkpoint falls between two records, as it did when sized.
+func (s *stream) renderSegment(cps []checkpoint, end int64) ([]byte, error) {
+	c, err := s.gen.Start(cps[0].state)
 	if err != nil {
+		if IsDataError(err) {
+			return nil, fmt.Errorf("%w (%v)", errDisagrees, err)
+		}
 		return nil, err
 	}
+	start := cps[0].off
 	want := end - start
-	buf := make([]byte, 0, want+4096)
+	// The buffer grows as records come: want is trusted only once the
+	// bytes are there (an index may claim any size).
+	buf := make([]byte, 0, min(want, segmentSpan)+4096)
+	next := 1
 	for int64(len(buf)) < want {
 		buf, err = c.Next(buf)
+		for next < len(cps) && cps[next].off-start <= int64(len(buf)) {
+			if cps[next].off-start < int64(len(buf)) {
+				return nil, fmt.Errorf("%w (checkpoint at %d inside a record)", errDisagrees, cps[next].off)
+			}
+			next++
+		}
 		if err != nil {
 			break
 		}
 	}
-	if int64(len(buf)) < want {
+	if int64(len(buf)) != want {
 		if err != nil && err != io.EOF && !IsDataError(err) {
 			return nil, err
 		}
-		return nil, ErrChanged
+		return nil, fmt.Errorf("%w (%d bytes from %d, want %d)", errDisagrees, len(buf), start, want)
 	}
-	return buf[:want:want], nil
+	return buf, nil
 }
 
-func (s *stream) prefetch(seg int) {
-	if seg >= len(s.segs) {
+func (s *stream) prefetch(l *layout, seg int) {
+	if seg >= len(l.segs) {
 		return
 	}
-	if start, end := s.bounds(seg); end-start > segmentBudget/4 {
+	cps, end := l.checkpoints(seg)
+	if end-cps[0].off > segmentBudget/4 {
 		return // would evict the segment being read
 	}
-	key := segmentKey{s, seg}
+	key := segmentKey{l, seg}
 	if claimed, _ := segments.claim(key); !claimed {
 		return
 	}
 	go func() {
-		start, end := s.bounds(seg)
-		data, err := s.renderSegment(seg, start, end)
+		data, err := s.renderSegment(cps, end)
 		if err != nil {
 			segments.release(key)
 			return

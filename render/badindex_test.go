@@ -1,0 +1,117 @@
+package render
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestBadIndexRebuilt damages the on-disk index of a view in every way a
+// field can be wrong (with the checksum mended, as a hostile or buggy
+// writer would, and without): the view still has its true size and
+// bytes, the bad index is reported once and replaced by a good one, and
+// nothing allocates from the damaged fields.
+func TestBadIndexRebuilt(t *testing.T) {
+	const n = 100000
+	want := reference(n)
+	le := binary.LittleEndian
+	// Offsets in an index: size at 0, count at 8, checkpoints from 12
+	// (offset, state length, state); the second checkpoint's offset
+	// field starts after the first one's (offset 0, state "0").
+	cp1 := 12 + 8 + 4 + 1
+	damages := map[string]func(b []byte){
+		"size-high-bit": func(b []byte) { b[7] |= 0x80 },
+		"size-plus-100": func(b []byte) { le.PutUint64(b, le.Uint64(b)+100) },
+		"size-minus-1":  func(b []byte) { le.PutUint64(b, le.Uint64(b)-1) },
+		"count-huge":    func(b []byte) { le.PutUint32(b[8:], 0xffffffff) },
+		"offset-high-bit": func(b []byte) {
+			b[cp1+7] |= 0x80
+		},
+		"offset-shifted": func(b []byte) { le.PutUint64(b[cp1:], le.Uint64(b[cp1:])+3) },
+		"offset-swapped": func(b []byte) { le.PutUint64(b[cp1:], 0) },
+		"state-length":   func(b []byte) { le.PutUint32(b[cp1+8:], 0x7fffffff) },
+		"state-garbage":  func(b []byte) { b[cp1+12] = 'x' },
+		"cut":            func(b []byte) { copy(b[len(b)-40:], b[len(b)-20:]) },
+	}
+	for name, damage := range damages {
+		for _, mend := range []bool{true, false} {
+			label := name
+			if !mend {
+				label += "/checksum-kept"
+			}
+			t.Run(label, func(t *testing.T) {
+				dir := t.TempDir()
+				SetIndexDir(dir)
+				defer SetIndexDir("")
+				first := &codecLines{lines{n: n, failAt: -1}}
+				if size, err := IndexedStream(first, "test/bad", nil).Size(); err != nil || size != int64(len(want)) {
+					t.Fatalf("first Size = %d, %v", size, err)
+				}
+				files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+				if len(files) != 1 {
+					t.Fatalf("%d index files", len(files))
+				}
+				b, _ := os.ReadFile(files[0])
+				body := b[:len(b)-4]
+				damage(body)
+				if mend {
+					le.PutUint32(b[len(body):], crc32.ChecksumIEEE(body))
+				}
+				os.WriteFile(files[0], b, 0o644)
+
+				var mu sync.Mutex
+				var reported []string
+				v := IndexedStream(&codecLines{lines{n: n, failAt: -1}}, "test/bad", func(err error) {
+					mu.Lock()
+					reported = append(reported, err.Error())
+					mu.Unlock()
+				})
+				// A size field that is consistent with the rest of the
+				// index is served until a read finds the view otherwise:
+				// read as a kernel would, up to what the size says and on
+				// to end of file.
+				size, err := v.Size()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]byte, max(size, int64(len(want)))+4096)
+				k, err := v.ReadAt(got, 0)
+				if k != len(want) || err != io.EOF || !bytes.Equal(got[:k], want) {
+					t.Fatalf("ReadAt: %d bytes, %v; want the %d of the view and EOF", k, err, len(want))
+				}
+				if size, err := v.Size(); err != nil || size != int64(len(want)) {
+					t.Fatalf("Size after reading = %d, %v; want %d", size, err, len(want))
+				}
+				if len(reported) != 1 || !strings.Contains(reported[0], "bad on-disk index") {
+					t.Fatalf("reported %q, want one line on the bad index", reported)
+				}
+				// The rebuilt index is good: a third view loads it quietly.
+				third := &codecLines{lines{n: n, failAt: -1}}
+				v3 := IndexedStream(third, "test/bad", func(err error) { t.Errorf("third view: %v", err) })
+				if size, err := v3.Size(); err != nil || size != int64(len(want)) {
+					t.Fatalf("third Size = %d, %v", size, err)
+				}
+				if third.starts != 0 {
+					t.Errorf("the third view measured again (%d cursors)", third.starts)
+				}
+			})
+		}
+	}
+}
+
+// TestRenderSegmentChecksCheckpoints: a segment whose checkpoints do not
+// fall between records is reported as disagreeing, not served.
+func TestRenderSegmentChecksCheckpoints(t *testing.T) {
+	s := &stream{gen: &lines{n: 100, failAt: -1}}
+	cps := []checkpoint{{0, 0}, {5, 1}} // line 0 is "line 0\n", 7 bytes
+	if _, err := s.renderSegment(cps, 20); !errors.Is(err, errDisagrees) || !errors.Is(err, ErrChanged) {
+		t.Fatalf("renderSegment: %v, want errDisagrees", err)
+	}
+}
