@@ -165,8 +165,7 @@ func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
 					par = k
 				} else {
 					ea.n = i
-					ea.err = decode.ErrAt("hpcrun", "epoch "+strconv.Itoa(e.Index)+" cct",
-						e.NodesOff+int64(i)*e.NodeSize, "parent id not found among the nodes before", parentID, nil)
+					ea.err = orphanError(e, i, parentID)
 					break
 				}
 			}
@@ -204,6 +203,13 @@ func analyzeEpoch(f *hpcrun.File, e *hpcrun.Epoch) (*epochAnalysis, error) {
 		ea.parent = nil // the depths give it back (parents)
 	}
 	return ea, nil
+}
+
+// orphanError is the error of node i of epoch e, whose parent id is not
+// among the nodes before it: the views of the epoch end there.
+func orphanError(e *hpcrun.Epoch, i uint64, parentID uint32) error {
+	return decode.ErrAt("hpcrun", "epoch "+strconv.Itoa(e.Index)+" cct",
+		e.NodesOff+int64(i)*e.NodeSize, "parent id not found among the nodes before", parentID, nil)
 }
 
 // sumInclusive adds every node's inclusive values to its parent's, from

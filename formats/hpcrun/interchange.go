@@ -164,8 +164,12 @@ func addValues(t *interchange.Tree, x int32, values []uint64, col []int, units [
 	}
 }
 
-// addEpochAnyOrder builds the tree of an epoch whose nodes may follow
-// their children: the shapes first, then the values.
+// addEpochAnyOrder builds the tree of an epoch whose nodes are not in
+// preorder: the shapes first, then the values. As for cct.csv
+// (analyzeEpoch), a node's parent must be among the nodes before it (the
+// first node of its id); the epoch is cut at the first node whose parent
+// is not (a later node, itself, a missing id: a damaged file), which also
+// rules out cycles, and the error says where.
 func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch, col []int, units []metricUnit) error {
 	type shape struct {
 		parent uint32
@@ -178,7 +182,7 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 		i  int32
 	}
 	var nodes []shape
-	var byID []idIndex // sorted by id below; the last node of an id wins
+	var byID []idIndex // sorted by id below; the first node of an id wins
 	nr := f.NodeReader(e, 0)
 	var n hpcrun.Node
 	var err error
@@ -194,39 +198,32 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 	}
 	slices.SortStableFunc(byID, func(a, b idIndex) int { return cmp.Compare(a.id, b.id) })
 	index := func(id uint32) (int, bool) {
-		k := sort.Search(len(byID), func(j int) bool { return byID[j].id > id })
-		if k == 0 || byID[k-1].id != id {
+		k := sort.Search(len(byID), func(j int) bool { return byID[j].id >= id })
+		if k == len(byID) || byID[k].id != id {
 			return 0, false
 		}
-		return int(byID[k-1].i), true
+		return int(byID[k].i), true
 	}
-	tn := make([]int32, len(nodes))
-	for i := range tn {
-		tn[i] = -1
-	}
-	var resolve func(i, depth int) int32
-	resolve = func(i, depth int) int32 {
-		if tn[i] >= 0 {
-			return tn[i]
-		}
-		s := nodes[i]
+	tn := make([]int32, 0, len(nodes))
+	for i, s := range nodes {
 		parent := interchange.Root
-		if pi, ok := index(s.parent); ok && s.parent != 0 && depth < 1<<16 {
-			parent = resolve(pi, depth+1)
+		if s.parent != 0 {
+			pi, ok := index(s.parent)
+			if !ok || pi >= i {
+				err = orphanError(e, uint64(i), s.parent)
+				break
+			}
+			parent = tn[pi]
 		}
 		if s.parent == 0 && s.lm == 0 && !e.Sparse {
-			tn[i] = parent // the synthetic root
-			return parent
+			tn = append(tn, parent) // the synthetic root
+			continue
 		}
-		tn[i] = p.m.child(t, parent, e, s.lm, s.ip, s.call, nil)
-		return tn[i]
+		tn = append(tn, p.m.child(t, parent, e, s.lm, s.ip, s.call, nil))
 	}
-	for i := range nodes {
-		resolve(i, 0)
-	}
-	// Pass 2: the values.
+	// Pass 2: the values of the nodes before the cut.
 	nr = f.NodeReader(e, 0)
-	for i := 0; i < len(nodes) && nr.Next(&n) == nil; i++ {
+	for i := 0; i < len(tn) && nr.Next(&n) == nil; i++ {
 		addValues(t, tn[i], n.Values, col, units)
 	}
 	return err
