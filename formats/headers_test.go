@@ -59,6 +59,13 @@ var csvHeaders = map[string]string{
 	"images.csv":    "profile,image,path,event,period,epoch,samples,pct,cum_pct",
 	"*/samples.csv": "address,offset,count,pct,cum_pct",
 	"*/top.csv":     "address,offset,count,pct,cum_pct",
+	// every profile and trace (render/interchange)
+	"bottom-up.csv":            "function,depth,caller,path,",
+	"*/bottom-up.csv":          "function,depth,caller,path,",
+	"callers/*.csv":            "caller,",
+	"*/callers/*.csv":          "caller,",
+	"summary/regions.csv":      "pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc",
+	"summary/time-profile.csv": "bin,t_ns,end_t_ns,name,category,duration_ns_exc",
 }
 
 func headerSources(t *testing.T) []string {

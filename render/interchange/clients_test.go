@@ -116,7 +116,7 @@ func profileCases(t *testing.T) []profileCase {
 			t.Fatal(err)
 		}
 		for _, de := range des {
-			if !de.IsDir() || de.Name() == "raw" || de.Name() == "trace" {
+			if !de.IsDir() || de.Name() == "raw" || de.Name() == "trace" || de.Name() == "summary" {
 				continue
 			}
 			dir := de.Name() + "/"

@@ -75,7 +75,9 @@ func (p *Profile) AddViews(dir *vfs.Dir) {
 // profile.pb.gz.
 func (p *Profile) Entries() []vfs.Entry {
 	pb := render.Stream(&pprofGen{p: p}, p.report("profile.pb.gz"))
-	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)}}
+	bu := &bottomUpViews{p: p}
+	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)},
+		{Name: "bottom-up.csv", Node: vfs.NewFile(bu.csv())}, {Name: "callers", Node: vfs.Lazy(bu.callers)}}
 }
 
 // pprofPlan is the profile's pprofPlan, made on first use.
@@ -134,6 +136,7 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error), key func(view string) string) {
 	all := render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json"))
 	dir.AddFile("trace.json", all)
+	dir.Add("summary", summaryDir(tr, report))
 	dir.Add("trace", vfs.Lazy(func() []vfs.Entry {
 		tracks := tr.Tracks()
 		var names []string
@@ -174,6 +177,19 @@ func ProfileReadme(metrics []Metric) string {
   flame/<metric>.svg     that flame graph as an SVG picture (click to zoom, Search box)
   profile.pb.gz          pprof profile, one sample type per metric: go tool pprof -top,
                          -traces, -http; totals equal the CSV totals
+  bottom-up.csv          hpcviewer's Bottom-up view: function,depth,caller,path and
+                         <metric>_inc,<metric>_exc per metric. Per procedure (a frame of the
+                         flame graphs) a row of depth 0 with its totals, then its callers
+                         (depth 1), their callers (depth 2), ... up to depth ` + strconv.Itoa(BottomUpLevels) + `, each
+                         with the procedure's cost attributed through that call path (path:
+                         the procedure, then the callers, joined by ';'); [root] is "called
+                         from the top of the tree". The rows right under a row add up to it.
+                         Exclusive values count every context of the procedure, inclusive
+                         ones its outermost contexts only (a recursive procedure once per
+                         path); costs at the tree's root itself are left out. Procedures and
+                         callers in decreasing order of the first metric's inclusive value
+  callers/<procedure>.csv  caller and the values: the depth-1 rows of bottom-up.csv of one
+                         procedure (go tool pprof -peek shows the same)
 `)
 	if len(metrics) > 0 {
 		b.WriteString("  metrics (name: integral unit):\n")
@@ -199,5 +215,16 @@ chrome://tracing and speedscope):
                          overlaps, so its parts add up to its duration in trace.json.
   trace/<thread>.json    one thread each, for traces larger than a viewer loads
                          (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
+Summaries of the same events (t_ns counts from trace.json's origin; a region is an
+event name, a state or a procedure, as trace.json names it):
+  summary/regions.csv    pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc:
+                         per thread and region, how many events, their total time, and
+                         that time less the time of the events nested in them (instant
+                         events count, with no time); threads in trace.json's order, each
+                         thread's longest regions first
+  summary/time-profile.csv  bin,t_ns,end_t_ns,name,category,duration_ns_exc: the time from
+                         0 to the last event's end in ` + strconv.Itoa(TimeBins) + ` equal bins; per bin and region
+                         the exclusive time all threads spent in it within the bin (as
+                         pipit's time_profile, in long form; cells of 0 left out)
 `
 }

@@ -1,0 +1,248 @@
+package interchange
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// BottomUpLevels bounds how many callers up bottom-up.csv follows a
+// procedure's calls.
+const BottomUpLevels = 8
+
+// noCaller is the caller of a path that reaches the top of the tree.
+const noCaller = "[root]"
+
+// A bottomUp is the profile turned upside down, as hpcviewer's Bottom-up
+// view: under each procedure (frame label) its callers, under each
+// caller that caller's callers, up to BottomUpLevels, each with the
+// procedure's cost attributed through that call path. Exclusive values
+// come from every context of the procedure; inclusive values from its
+// outermost contexts only (a recursive procedure counts once per path).
+// At every level the rows under a row add up to it.
+type bottomUp struct {
+	t      *Tree
+	label  []int32 // per node of the inverted tree: a label string id of t, -1 for noCaller
+	parent []int32 // per node; -1 for the procedures (level 0)
+	level  []int32
+	vals   []int64 // per node: inclusive then exclusive value of each metric
+	order  []int32 // preorder: procedures, then each node's callers, by first metric's inclusive value
+}
+
+func newBottomUp(t *Tree) *bottomUp {
+	nm := len(t.Metrics)
+	inc := make([][]int64, nm)
+	for m := range inc {
+		inc[m] = t.inclusive(m)
+	}
+	// outermost[n]: no ancestor of n has its label (preorder walk with
+	// the count of each label on the path)
+	outermost := make([]bool, t.Len())
+	onPath := map[int32]int32{}
+	var path []int32
+	for _, n := range t.order[1:] {
+		for len(path) > 0 && len(path) >= int(t.depth[n]) {
+			onPath[t.frames.label[t.frame[path[len(path)-1]]]]--
+			path = path[:len(path)-1]
+		}
+		l := t.frames.label[t.frame[n]]
+		outermost[n] = onPath[l] == 0
+		onPath[l]++
+		path = append(path, n)
+	}
+	b := &bottomUp{t: t}
+	type key struct{ parent, label int32 }
+	index := map[key]int32{}
+	node := func(parent, label int32) int32 {
+		k := key{parent, label}
+		if x, ok := index[k]; ok {
+			return x
+		}
+		x := int32(len(b.label))
+		index[k] = x
+		b.label = append(b.label, label)
+		b.parent = append(b.parent, parent)
+		lv := int32(0)
+		if parent >= 0 {
+			lv = b.level[parent] + 1
+		}
+		b.level = append(b.level, lv)
+		b.vals = append(b.vals, make([]int64, 2*nm)...)
+		return x
+	}
+	for n := int32(1); n < int32(t.Len()); n++ {
+		x := node(-1, t.frames.label[t.frame[n]])
+		a := n
+		for {
+			for m := range nm {
+				if outermost[n] {
+					b.vals[int(x)*2*nm+2*m] += inc[m][n]
+				}
+				b.vals[int(x)*2*nm+2*m+1] += t.self(n, m)
+			}
+			if a < 0 || b.level[x] == BottomUpLevels {
+				break
+			}
+			if a = t.parent[a]; a == Root {
+				x, a = node(x, -1), -1
+			} else {
+				x = node(x, t.frames.label[t.frame[a]])
+			}
+		}
+	}
+	// preorder with siblings by the first metric's inclusive value
+	kids := make([][]int32, len(b.label)+1) // kids[len] holds the procedures
+	for x := range b.label {
+		p := b.parent[x]
+		if p < 0 {
+			p = int32(len(b.label))
+		}
+		kids[p] = append(kids[p], int32(x))
+	}
+	by := func(x, y int32) int {
+		if nm > 0 {
+			if c := cmp.Compare(b.vals[int(y)*2*nm], b.vals[int(x)*2*nm]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(b.name(x), b.name(y))
+	}
+	stack := slices.SortedFunc(slices.Values(kids[len(b.label)]), by)
+	slices.Reverse(stack)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		b.order = append(b.order, x)
+		k := slices.SortedFunc(slices.Values(kids[x]), by)
+		for i := len(k) - 1; i >= 0; i-- {
+			stack = append(stack, k[i])
+		}
+	}
+	return b
+}
+
+func (b *bottomUp) name(x int32) string {
+	if b.label[x] < 0 {
+		return noCaller
+	}
+	return string(b.t.strs.bytes(b.label[x]))
+}
+
+// metricHeader is the "<metric>_inc,<metric>_exc" columns of every metric.
+func (b *bottomUp) metricHeader() string {
+	var s string
+	for _, m := range b.t.Metrics {
+		s += "," + m.Name + "_inc," + m.Name + "_exc"
+	}
+	return s + "\n"
+}
+
+func (b *bottomUp) appendVals(dst []byte, x int32) []byte {
+	for _, v := range b.vals[int(x)*2*len(b.t.Metrics) : int(x+1)*2*len(b.t.Metrics)] {
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	return append(dst, '\n')
+}
+
+// row appends bottom-up.csv's row of node x: function (the procedure),
+// depth (the level: 0 for the procedure's totals, k for its k-th callers),
+// caller, path (the procedure, then its callers up to this one, joined
+// by ';'), and the values.
+func (b *bottomUp) row(dst []byte, x int32) []byte {
+	var chain []int32
+	for y := x; y >= 0; y = b.parent[y] {
+		chain = append(chain, y)
+	}
+	slices.Reverse(chain)
+	dst = render.AppendCSVField(dst, b.name(chain[0]))
+	dst = append(dst, ',')
+	dst = strconv.AppendInt(dst, int64(b.level[x]), 10)
+	dst = append(dst, ',')
+	if b.level[x] > 0 {
+		dst = render.AppendCSVField(dst, b.name(x))
+	}
+	dst = append(dst, ',')
+	path := ""
+	for i, y := range chain {
+		if i > 0 {
+			path += ";"
+		}
+		path += b.name(y)
+	}
+	dst = render.AppendCSVField(dst, path)
+	return b.appendVals(dst, x)
+}
+
+// bottomUpViews are bottom-up.csv and callers/ of a profile.
+type bottomUpViews struct {
+	p    *Profile
+	once sync.Once
+	b    *bottomUp
+	err  error
+}
+
+func (v *bottomUpViews) get() (*bottomUp, error) {
+	v.once.Do(func() {
+		t, err := v.p.tree()
+		if err != nil {
+			v.err = err
+			return
+		}
+		v.b = newBottomUp(t)
+	})
+	return v.b, v.err
+}
+
+func (v *bottomUpViews) csv() render.View {
+	return render.Stream(render.NewRows(256, func() []render.Part {
+		b, err := v.get()
+		if err != nil {
+			return []render.Part{render.ErrPart(err)}
+		}
+		return []render.Part{render.TextPart("function,depth,caller,path" + b.metricHeader()),
+			render.RowPart(int64(len(b.order)), func(dst []byte, i int64) ([]byte, error) { return b.row(dst, b.order[i]), nil })}
+	}), v.p.report("bottom-up.csv"))
+}
+
+// callers lists callers/<procedure>.csv: caller and values, one row per
+// direct caller of the procedure (noCaller for its calls from the top).
+func (v *bottomUpViews) callers() []vfs.Entry {
+	b, err := v.get()
+	if err != nil {
+		return nil
+	}
+	var procs []int32
+	var names []string
+	for _, x := range b.order {
+		if b.level[x] == 0 {
+			procs = append(procs, x)
+			// PHP namespaces use '\\', which io/fs forbids in names
+			names = append(names, vfs.SafeName(strings.ReplaceAll(b.name(x), "\\", "_"))+".csv")
+		}
+	}
+	kids := map[int32][]int32{}
+	for _, x := range b.order {
+		if b.level[x] == 1 {
+			kids[b.parent[x]] = append(kids[b.parent[x]], x)
+		}
+	}
+	var out []vfs.Entry
+	for i, name := range vfs.UniqueNames(names) {
+		x := procs[i]
+		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Bytes(func() ([]byte, error) {
+			dst := []byte("caller" + b.metricHeader())
+			for _, c := range kids[x] {
+				dst = render.AppendCSVField(dst, b.name(c))
+				dst = b.appendVals(dst, c)
+			}
+			return dst, nil
+		}, nil))})
+	}
+	return out
+}
