@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 
@@ -73,7 +74,11 @@ func (c *chunkReader) load(off int64) bool {
 	}
 	c.chunk = c.chunk[:n]
 	if _, err := c.r.ReadAt(c.chunk, off); err != nil && err != io.EOF {
-		c.fail(off, "read: "+err.Error(), nil, decode.ErrTruncated)
+		// The file failing is no malformed input: the error as it is.
+		if c.err == nil {
+			c.err = fmt.Errorf("%s: %w", c.name, err)
+		}
+		c.end = c.pos
 		return false
 	}
 	c.chunkOff = off
