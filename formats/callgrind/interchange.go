@@ -1,26 +1,30 @@
 package callgrind
 
 import (
-	"strings"
-
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
-// metrics are the events as interchange metrics: the file's integer
-// counts, the unit taken from a "Name_(unit)" event name (Xdebug's
-// Time_(10ns), Memory_(bytes)), else "count".
-func metrics(events []string) []interchange.Metric {
-	names := vfs.UniqueNames(events)
+// metrics are the events as interchange metrics in units pprof knows
+// (interchange.EventMetric: Xdebug's Time_(10ns) is Time_ns, x10), with
+// the factor of each.
+func metrics(events []string) ([]interchange.Metric, []int64) {
 	out := make([]interchange.Metric, len(events))
+	factors := make([]int64, len(events))
+	names := make([]string, len(events))
 	for i, e := range events {
-		unit := "count"
-		if a, b, ok := strings.Cut(e, "_("); ok && a != "" && strings.HasSuffix(b, ")") {
-			unit = strings.TrimSuffix(b, ")")
-		}
-		out[i] = interchange.Metric{Name: names[i], Unit: unit}
+		out[i], factors[i] = interchange.EventMetric(e)
+		names[i] = out[i].Name
 	}
-	return out
+	for i, n := range vfs.UniqueNames(names) {
+		out[i].Name = n
+	}
+	return out, factors
+}
+
+func (p *profile) metrics() []interchange.Metric {
+	ms, _ := metrics(p.f.Header.Events)
+	return ms
 }
 
 // graph is the call graph of the function table: functions by (name,
@@ -31,18 +35,19 @@ func metrics(events []string) []interchange.Metric {
 // self cost and calls: the calls into that function carry it too.
 func (m *model) graph() *interchange.Graph {
 	t := m.table()
-	g := &interchange.Graph{Metrics: metrics(t.Events)}
+	ms, factors := metrics(t.Events)
+	g := &interchange.Graph{Metrics: ms}
 	for i, f := range t.Funcs {
-		g.AddFunc(interchange.Frame{Name: t.Names.Name(f.Name), File: t.Names.Name(f.File), Module: t.Names.Name(f.Obj)}, t.Self(i)...)
+		g.AddFunc(interchange.Frame{Name: t.Names.Name(f.Name), File: t.Names.Name(f.File), Module: t.Names.Name(f.Obj)}, interchange.Scale(t.Self(i), factors)...)
 	}
 	for i, e := range t.Edges {
 		if e.Count > 0 {
-			g.AddEdge(int(e.Caller), int(e.Callee), t.EdgeCost(i)...)
+			g.AddEdge(int(e.Caller), int(e.Callee), interchange.Scale(t.EdgeCost(i), factors)...)
 		}
 	}
 	for i, f := range t.Funcs {
 		if f.Host > 0 && !f.Called {
-			g.AddEdge(int(f.Host-1), i, t.SelfPlusCalls(i)...)
+			g.AddEdge(int(f.Host-1), i, interchange.Scale(t.SelfPlusCalls(i), factors)...)
 		}
 	}
 	return g

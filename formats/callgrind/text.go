@@ -162,11 +162,12 @@ lines.csv       file,line,[instr,]function,module,<event>...: one row per self c
 _errors.txt     problems found so far (line and byte offset)
 raw/            the original file
 `)
-	b.WriteString(interchange.ProfileReadme(metrics(h.Events)))
+	b.WriteString(interchange.ProfileReadme(p.metrics()))
 	b.WriteString(interchange.GraphReadme(p.graph()))
 	b.WriteString(`
 Costs are the file's integer counts, one column per event, unit as the event says
-(valgrind: counts; Xdebug Time_(10ns): units of 10 ns, Memory_(bytes): bytes).
+(valgrind: counts; Xdebug Time_(10ns): units of 10 ns, Memory_(bytes): bytes). In flame/ and
+profile.pb.gz Time_(10ns) is Time_ns in nanoseconds (x10) and Memory_(bytes) Memory_bytes.
 
 How the file is read (valgrind's "Callgrind Format Specification", version 1):
 - Header lines "key: value" come first; "events:" names the cost columns, "positions:" the

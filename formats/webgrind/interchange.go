@@ -7,21 +7,18 @@ import (
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
-// metric is the one cost of a preprocessed file: the first event, its
-// unit taken from a "Name_(unit)" event name, else a count.
-func (p *profile) metric() interchange.Metric {
+// metric is the one cost of a preprocessed file, the first event, in a
+// unit pprof knows (interchange.EventMetric: Xdebug's Time_(10ns) is
+// Time_ns, x10; webgrind's Time is microseconds), with its factor.
+func (p *profile) metric() (interchange.Metric, int64) {
 	first, _, _ := strings.Cut(strings.TrimSpace(p.hdr.Get("events")), " ")
-	if first == "" {
-		return interchange.Metric{Name: "cost", Unit: "count"}
+	switch first {
+	case "":
+		return interchange.Metric{Name: "cost", Unit: "count"}, 1
+	case "Time":
+		return interchange.Metric{Name: "Time", Unit: "microseconds"}, 1
 	}
-	unit := "count"
-	switch a, b, ok := strings.Cut(first, "_("); {
-	case ok && a != "" && strings.HasSuffix(b, ")"):
-		unit = strings.TrimSuffix(b, ")")
-	case first == "Time":
-		unit = "microseconds"
-	}
-	return interchange.Metric{Name: vfs.SafeName(first), Unit: unit}
+	return interchange.EventMetric(first)
 }
 
 // tree expands the call graph of the function table; a table cut short
@@ -34,9 +31,11 @@ func (p *profile) tree() (*interchange.Tree, error) {
 // graph is the call graph of the function table, as far as it reads.
 func (p *profile) graph() (*interchange.Graph, error) {
 	t := p.functions()
-	g := &interchange.Graph{Metrics: []interchange.Metric{p.metric()}}
+	m, factor := p.metric()
+	f := []int64{factor}
+	g := &interchange.Graph{Metrics: []interchange.Metric{m}}
 	for _, fn := range t.fns {
-		g.AddFunc(interchange.Frame{Name: fn.Name, File: fn.File, Line: int64(fn.Line)}, clamp(fn.Self))
+		g.AddFunc(interchange.Frame{Name: fn.Name, File: fn.File, Line: int64(fn.Line)}, interchange.Scale([]int64{clamp(fn.Self)}, f)...)
 	}
 	rd := p.f.NewReader()
 	err := t.err
@@ -48,7 +47,7 @@ func (p *profile) graph() (*interchange.Graph, error) {
 		}
 		for _, c := range sc {
 			if int(c.Function) < len(t.fns) {
-				g.AddEdge(i, int(c.Function), clamp(c.Cost))
+				g.AddEdge(i, int(c.Function), interchange.Scale([]int64{clamp(c.Cost)}, f)...)
 			}
 		}
 	}

@@ -322,7 +322,8 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 			"                  one row per invocation record; caller fields empty when never called\n")
 	}
 	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
-	b.WriteString(interchange.ProfileReadme([]interchange.Metric{p.metric()}))
+	metric, _ := p.metric()
+	b.WriteString(interchange.ProfileReadme([]interchange.Metric{metric}))
 	g, _ := p.graph()
 	b.WriteString(interchange.GraphReadme(g) + "\n")
 	switch v {

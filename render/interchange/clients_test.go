@@ -95,8 +95,9 @@ func profileCases(t *testing.T) []profileCase {
 			fsys := src.FS()
 			cases = append(cases, profileCase{name: "callgrind/" + set + "/" + de.Name(), fsys: fsys, dir: "",
 				totals: func(t *testing.T, m string) (float64, float64) {
-					s, _ := columnSum(t, fsys, "functions.csv", m+"_exc")
-					return s + unrecorded(t, fsys, m), 0
+					ev, factor := csvEvent(m)
+					s, _ := columnSum(t, fsys, "functions.csv", ev+"_exc")
+					return s*factor + unrecorded(t, fsys, m), 0
 				}})
 		}
 	}
@@ -104,8 +105,9 @@ func profileCases(t *testing.T) []profileCase {
 		fsys := open(t, testdata.Corpus(t, "webgrind", c, "callgrind.out.webgrind")).FS()
 		cases = append(cases, profileCase{name: "webgrind/" + c, fsys: fsys, dir: "",
 			totals: func(t *testing.T, m string) (float64, float64) {
+				_, factor := csvEvent(m)
 				s, _ := columnSum(t, fsys, "functions.csv", "cost_exc")
-				return s + unrecorded(t, fsys, m), 0
+				return s*factor + unrecorded(t, fsys, m), 0
 			}})
 	}
 	for _, c := range []string{"hpcrun-02.00-testvdso", "hpcrun-04.00-small"} {
@@ -153,6 +155,19 @@ func profileCases(t *testing.T) []profileCase {
 			}})
 	}
 	return cases
+}
+
+// csvEvent is the event whose CSV columns hold pprof metric m, and the
+// factor from the CSV's units to pprof's: Xdebug's Time_(10ns) reaches
+// pprof as Time_ns in nanoseconds.
+func csvEvent(m string) (event string, factor float64) {
+	switch m {
+	case "Time_ns":
+		return "Time_(10ns)", 10
+	case "Memory_bytes":
+		return "Memory_(bytes)", 1
+	}
+	return m, 1
 }
 
 // unrecorded is what README.txt says calls carry of metric m beyond what

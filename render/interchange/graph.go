@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 // A Graph is a call graph without contexts (callgrind, webgrind): the self
@@ -36,6 +38,29 @@ func (g *Graph) AddEdge(caller, callee int, cost ...int64) {
 	g.caller = append(g.caller, int32(caller))
 	g.callee = append(g.callee, int32(callee))
 	g.cost = appendCosts(g.cost, len(g.Metrics), cost)
+}
+
+// Scale multiplies each cost by its metric's factor (EventMetric), at
+// most to ±1<<62.
+func Scale(costs, factors []int64) []int64 {
+	out := make([]int64, len(costs))
+	for i, v := range costs {
+		f := int64(1)
+		if i < len(factors) {
+			f = factors[i]
+		}
+		switch {
+		case f == 1:
+			out[i] = v
+		case v > (1<<62)/f:
+			out[i] = 1 << 62
+		case v < -(1<<62)/f:
+			out[i] = -1 << 62
+		default:
+			out[i] = v * f
+		}
+	}
+	return out
 }
 
 func appendCosts(dst []int64, n int, v []int64) []int64 {
@@ -512,4 +537,33 @@ func writeCosts(b *strings.Builder, g *Graph, v []int64) {
 		line += s
 	}
 	b.WriteString(line + "\n")
+}
+
+// EventMetric is the metric of a callgrind-format event (callgrind,
+// cachegrind, Xdebug, webgrind) in a unit pprof knows, and the factor its
+// counts are multiplied by: Xdebug's Time_(10ns) is Time_ns in
+// nanoseconds (x10), Memory_(bytes) is Memory_bytes in bytes; an event
+// "Name_(unit)" with another unit is Name_unit counted as is; any other
+// is a count. The name is safe as a file name and has no parentheses.
+func EventMetric(event string) (m Metric, factor int64) {
+	name, unit, ok := strings.Cut(event, "_(")
+	unit, closed := strings.CutSuffix(unit, ")")
+	if !ok || !closed || name == "" || unit == "" {
+		return Metric{Name: vfs.SafeName(event), Unit: "count"}, 1
+	}
+	m, factor = Metric{Name: name + "_" + unit, Unit: "count"}, 1
+	switch unit {
+	case "10ns":
+		m.Name, m.Unit, factor = name+"_ns", "nanoseconds", 10
+	case "ns":
+		m.Unit = "nanoseconds"
+	case "us", "µs":
+		m.Unit = "microseconds"
+	case "ms":
+		m.Unit = "milliseconds"
+	case "bytes", "B":
+		m.Unit = "bytes"
+	}
+	m.Name = vfs.SafeName(m.Name)
+	return m, factor
 }

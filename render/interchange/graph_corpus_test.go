@@ -3,6 +3,10 @@ package interchange_test
 import (
 	"io/fs"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,11 +25,11 @@ type callGraph struct {
 
 // csvColumns are the columns of functions.csv and calls.csv that hold a
 // metric's costs.
-func csvColumns(format, metric string) (inc, exc, call string) {
+func csvColumns(format, event string) (inc, exc, call string) {
 	if format == "webgrind" {
 		return "cost_inc", "cost_exc", "call_cost"
 	}
-	return metric + "_inc", metric + "_exc", metric + "_inc"
+	return event + "_inc", event + "_exc", event + "_inc"
 }
 
 func column(t *testing.T, head []string, name string) int {
@@ -48,8 +52,12 @@ func number(t *testing.T, s string) float64 {
 	return v
 }
 
-func readCallGraph(t *testing.T, fsys fs.FS, format, metric string) callGraph {
-	incCol, excCol, callCol := csvColumns(format, metric)
+// readCallGraph reads the call graph of pprof metric m, its costs in
+// pprof's units.
+func readCallGraph(t *testing.T, fsys fs.FS, format, m string) callGraph {
+	event, factor := csvEvent(m)
+	number := func(t *testing.T, s string) float64 { return number(t, s) * factor }
+	incCol, excCol, callCol := csvColumns(format, event)
 	head, rows := readCSV(t, fsys, "functions.csv")
 	id, name, file, inc, exc := column(t, head, "function_id"), column(t, head, "function"), column(t, head, "file"), column(t, head, incCol), column(t, head, excCol)
 	g := callGraph{inc: map[[2]string]float64{}, whole: map[[2]string]float64{}, in: map[[2]string]float64{}, cyclic: map[[2]string]bool{}}
@@ -167,6 +175,55 @@ func TestGraphCumIsInclusive(t *testing.T) {
 			}
 			if checked == 0 {
 				t.Error("no function checked")
+			}
+		})
+	}
+}
+
+var pprofTotal = regexp.MustCompile(`of ([0-9.]+)([a-zµ]*[A-Z]?) total`)
+
+// TestPprofUnits: Xdebug's Time_(10ns) reaches go tool pprof as
+// nanoseconds and Memory_(bytes) as bytes: the totals -top prints, in
+// its own units, are the CSV totals converted (they were 10x too large
+// when the unit was "10ns").
+func TestPprofUnits(t *testing.T) {
+	scale := map[string]float64{"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "B": 1, "kB": 1024, "MB": 1 << 20}
+	for _, c := range profileCases(t) {
+		if !strings.Contains(c.name, "xdebug") {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			pb, err := fs.ReadFile(c.fsys, "profile.pb.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(t.TempDir(), "p.pb.gz")
+			if err := os.WriteFile(file, pb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			prof, err := profile.ParseData(pb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, st := range prof.SampleType {
+				want, _ := c.totals(t, st.Type)
+				out, err := exec.Command(pprofTool(t), "-top", "-sample_index="+strconv.Itoa(k), file).CombinedOutput()
+				m := pprofTotal.FindStringSubmatch(string(out))
+				if err != nil || m == nil {
+					t.Fatalf("go tool pprof -top: %v\n%s", err, out)
+				}
+				f, ok := scale[m[2]]
+				if !ok {
+					t.Fatalf("%s: pprof total %s%s in a unit it does not scale", st.Type, m[1], m[2])
+				}
+				got := number(t, m[1]) * f
+				// pprof prints 2 decimals (or 4 significant digits).
+				if math.Abs(got-want) > max(f/100, want*1e-3) {
+					t.Errorf("%s (%s): pprof -top total %s%s, CSV total %v", st.Type, st.Unit, m[1], m[2], want)
+				}
+			}
+			if len(prof.SampleType) == 0 || prof.SampleType[0].Unit != "nanoseconds" {
+				t.Errorf("sample types %v, want Time_ns in nanoseconds first", prof.SampleType)
 			}
 		})
 	}
