@@ -5,6 +5,21 @@
 # with the race detector) and each fuzz target's seed corpus.
 set -euo pipefail
 cd "$(dirname "$0")"
+# The corpus of real files and original-tool outputs (not in the
+# repository): $HPCFS_CORPUS, else shared/corpus beside the checkout.
+corpus=${HPCFS_CORPUS:-../shared/corpus}
+if [ ! -d "$corpus" ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "test.sh: the corpus is missing at $corpus; CI must run the corpus tests (set HPCFS_CORPUS)" >&2
+    exit 1
+  fi
+  echo "test.sh: WARNING: no corpus at $corpus: the tests against real files and their oracles will be SKIPPED" >&2
+fi
+# Tests keep their caches, logs and state out of the user's own folders.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/hpcfs-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export XDG_CACHE_HOME="$scratch/cache" XDG_STATE_HOME="$scratch/state"
+export HPCFS_SKIPPED_LOG="$scratch/skipped"
 bash .ci/setup   # installs what a fresh machine lacks (FUSE, LibreOffice, chromium, speedscope, staticcheck)
 testdata_pkgs=$(find testdata -name '*.go' -printf '%h\n' | sort -u | sed 's#^#./#')
 go vet ./... $testdata_pkgs
@@ -21,4 +36,18 @@ if [ -n "$unformatted" ]; then echo "gofmt: not formatted: $unformatted"; exit 1
 # ./... leaves out directories named testdata: their tests (the short fault
 # injection run) are named here.
 testdata_tests=$(find testdata -name '*_test.go' -printf '%h\n' | sort -u | sed 's#^#./#')
-go test -race -count=1 -timeout 20m ./... $testdata_tests
+status=0
+go test -race -count=1 -timeout 20m ./... $testdata_tests || status=$?
+if [ -s "$HPCFS_SKIPPED_LOG" ]; then
+  n=$(wc -l < "$HPCFS_SKIPPED_LOG")
+  cat >&2 <<EOF
+
+==========================================================================
+test.sh: $n corpus checks were SKIPPED: no corpus at $corpus.
+The "ok" lines above do not cover real files and their oracle outputs.
+Put the corpus there or set HPCFS_CORPUS (README.md, Contributing: each
+case's SOURCES.md names its public origin and how its oracles were made).
+==========================================================================
+EOF
+fi
+exit $status

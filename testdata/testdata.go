@@ -32,15 +32,26 @@ func CorpusDir() string {
 	return filepath.Join(Dir(), "..", "..", "shared", "corpus")
 }
 
+// SkippedLogEnv names a file to which Corpus appends a line for each
+// test it skips; ./test.sh counts them and says so loudly.
+const SkippedLogEnv = "HPCFS_SKIPPED_LOG"
+
 // Corpus returns the path of a file or directory of the corpus
-// (CorpusDir). When the corpus is missing the test is skipped, except
-// under CI=true, where it fails.
+// (CorpusDir). When the corpus is missing the test is skipped (and the
+// skip is written to $HPCFS_SKIPPED_LOG), except under CI=true, where
+// it fails.
 func Corpus(t testing.TB, parts ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{CorpusDir()}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("corpus file missing in CI: %v", err)
+		}
+		if log := os.Getenv(SkippedLogEnv); log != "" {
+			if f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+				f.WriteString(t.Name() + " " + p + "\n")
+				f.Close()
+			}
 		}
 		t.Skipf("corpus not available: %v", err)
 	}

@@ -1,0 +1,324 @@
+package faults
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+)
+
+// rssLimit is the memory budget of one mount (DESIGN.md: under 64 MB).
+const rssLimit = 64 << 20
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// hpcfsBin builds the command once for the mounted runs.
+func hpcfsBin(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hpcfs-faults-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hpcfs")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/hpcfs")
+		cmd.Dir = filepath.Join(testdata.Dir(), "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("building hpcfs: %v", binErr)
+	}
+	return binPath
+}
+
+// A mountRun is what one mount of a source gave.
+type mountRun struct {
+	tree     *Tree
+	problems []error
+	refused  string // the mount did not start: its message
+	panicked bool   // a handler panicked or the server crashed
+	timedOut bool
+	rss      int64 // the server's peak resident set, bytes
+}
+
+// mountAndRead mounts src with `hpcfs mount -f` (its own process, so its
+// peak RSS is its own), reads every view through the kernel as ReadAll
+// does, and unmounts with SIGTERM. Reading is bounded by mutantTimeout.
+func mountAndRead(t *testing.T, src, indexDir string) mountRun {
+	mnt := t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hpcfsBin(t), "--index-dir", indexDir, "mount", "-f", src, mnt)
+	cmd.Env = append(os.Environ(), "HPCFS_READY_FD=3")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ready, _ := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	var run mountRun
+	finish := func() {
+		err := cmd.Wait()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			run.rss = ru.Maxrss << 10
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 2 || strings.Contains(stderr.String(), "panic") {
+			run.panicked = true
+		}
+	}
+	if !strings.HasPrefix(ready, "0 mounted") {
+		finish()
+		run.refused = strings.TrimSpace(ready + " " + stderr.String())
+		return run
+	}
+	type result struct {
+		tree     *Tree
+		problems []error
+	}
+	done := make(chan result, 1)
+	go func() {
+		tr, problems := ReadAll(os.DirFS(mnt))
+		done <- result{tr, problems}
+	}()
+	select {
+	case res := <-done:
+		run.tree, run.problems = res.tree, res.problems
+		cmd.Process.Signal(syscall.SIGTERM)
+	case <-time.After(mutantTimeout):
+		run.timedOut = true
+		cmd.Process.Kill()
+		exec.Command("fusermount3", "-u", "-z", mnt).Run()
+		<-done
+	}
+	finish()
+	return run
+}
+
+// damageIndex damages one index file of dir as a crashed writer or a
+// hostile user would: k selects the kind; some mend the checksum.
+func damageIndex(t *testing.T, dir string, k int, rng *rand.Rand) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	if len(files) == 0 {
+		return ""
+	}
+	sort.Strings(files)
+	p := files[rng.IntN(len(files))]
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) < 16 {
+		t.Fatalf("index %s: %v", p, err)
+	}
+	body := b[:len(b)-4]
+	mend := func(what string) string {
+		binary.LittleEndian.PutUint32(b[len(body):], crc32.ChecksumIEEE(body))
+		return what + ", checksum mended"
+	}
+	var what string
+	switch k % 5 {
+	case 0:
+		body[rng.IntN(len(body))] ^= 0xff
+		what = "byte flipped"
+	case 1:
+		body[7] |= 0x80 // the size's high bit
+		what = mend("size high bit")
+	case 2:
+		binary.LittleEndian.PutUint64(body, binary.LittleEndian.Uint64(body)+1+uint64(rng.IntN(1000)))
+		what = mend("size too large")
+	case 3:
+		if len(body) > 40 {
+			body[12+8+4+rng.IntN(len(body)-24)] |= 0x80
+		}
+		what = mend("high bit in a checkpoint")
+	default:
+		b = b[:rng.IntN(len(b))]
+		what = "cut"
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Base(p) + ": " + what
+}
+
+// mountTally counts the outcomes of one format's mounted runs.
+type mountTally struct {
+	runs, refused, reported, identical, silent, panics, timeouts int
+	peakRSS                                                     int64
+}
+
+// TestFaultsMounted mounts mutants of a generated input of every format
+// (and, with -long, of every corpus case) through a real mount, in their
+// own server process, and damaged copies of the on-disk index of the
+// undamaged input. Each run must not panic, hang or pass the memory
+// budget; a view that fails must be explained in _errors.txt; a damaged
+// index must never change a view unless _errors.txt names it. It prints per format the runs, panics,
+// timeouts, peak RSS and the share that changed views silently.
+func TestFaultsMounted(t *testing.T) {
+	fsnodetest.Require(t)
+	sources := generated(t, t.TempDir())
+	if *long {
+		for k, v := range corpusSources(t) {
+			sources[k] = v
+		}
+	}
+	names := make([]string, 0, len(sources))
+	for n := range sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	perSource := 2 // mutations of the input and of the index, each
+	if *long {
+		perSource = len(Mutations)
+	}
+	tallies := map[string]*mountTally{}
+	for si, name := range names {
+		src := sources[name]
+		work := t.TempDir()
+		dst := filepath.Join(work, filepath.Base(src))
+		fresh := func() []string {
+			os.RemoveAll(dst)
+			files, err := CopySource(src, dst)
+			if err != nil || len(files) == 0 {
+				t.Fatalf("%s: copy: %v", name, err)
+			}
+			return files
+		}
+		fresh()
+		index := t.TempDir()
+		base := mountAndRead(t, dst, index)
+		if base.refused != "" || base.tree == nil {
+			t.Errorf("%s: the undamaged input does not mount: %s", name, base.refused)
+			continue
+		}
+		format := strings.Split(name, "/")[0]
+		if format == "gen" {
+			format = strings.Split(name, "/")[1]
+		}
+		if tallies[format] == nil {
+			tallies[format] = &mountTally{}
+		}
+		tl := tallies[format]
+		check := func(label string, run mountRun, indexOnly bool) {
+			tl.runs++
+			tl.peakRSS = max(tl.peakRSS, run.rss)
+			switch {
+			case run.panicked:
+				tl.panics++
+				t.Errorf("%s: the server panicked", label)
+			case run.timedOut:
+				tl.timeouts++
+				t.Errorf("%s: not read within %v", label, mutantTimeout)
+			}
+			if run.rss > rssLimit {
+				t.Errorf("%s: server peak RSS %d MiB, over the %d MiB budget", label, run.rss>>20, rssLimit>>20)
+			}
+			if run.refused != "" {
+				tl.refused++
+				if indexOnly {
+					t.Errorf("%s: a damaged index stops the mount: %s", label, run.refused)
+				}
+				return
+			}
+			if run.tree == nil {
+				return
+			}
+			// An index whose size field was forged with a mended checksum
+			// is served until a read finds the view shorter or longer:
+			// that reader sees the stated size go unmet, and the index is
+			// thrown away and reported. Nothing else may go unmet.
+			badIndex := false
+			for _, l := range run.tree.Lines {
+				badIndex = badIndex || strings.Contains(l, "bad on-disk index")
+			}
+			for _, p := range run.problems {
+				if !indexOnly || !badIndex {
+					t.Errorf("%s: %v", label, p)
+				}
+			}
+			if len(run.tree.Lines) == 0 {
+				for p, err := range run.tree.Errors {
+					t.Errorf("%s: %s fails (%v) and _errors.txt is empty", label, p, err)
+				}
+			}
+			same := sameViews(run.tree, base.tree)
+			switch {
+			case indexOnly && !same && !badIndex:
+				tl.silent++
+				t.Errorf("%s: a damaged index changed the views, and _errors.txt does not say so", label)
+			case len(run.tree.Lines) > 0:
+				tl.reported++
+			case same:
+				tl.identical++
+			default:
+				tl.silent++
+			}
+		}
+		for k := range perSource {
+			rng := rand.New(rand.NewPCG(uint64(si), uint64(k)))
+			// The index of the undamaged input, damaged; the input is not.
+			idx := t.TempDir()
+			CopySource(index, idx)
+			if what := damageIndex(t, idx, k+si, rng); what != "" {
+				check(fmt.Sprintf("%s index %s", name, what), mountAndRead(t, dst, idx), true)
+			}
+			// The input damaged, with no index.
+			files := fresh()
+			var inputs []string
+			for _, f := range files {
+				if !notInput(f) {
+					inputs = append(inputs, f)
+				}
+			}
+			if len(inputs) == 0 {
+				inputs = files
+			}
+			m := Mutations[(si+k*5)%len(Mutations)]
+			if *long {
+				m = Mutations[k]
+			}
+			if err := m.Apply(inputs[0], rng); err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(work, inputs[0])
+			check(fmt.Sprintf("%s %s on %s", name, m.Name, rel), mountAndRead(t, dst, ""), false)
+			fresh()
+		}
+	}
+	formats := make([]string, 0, len(tallies))
+	for f := range tallies {
+		formats = append(formats, f)
+	}
+	sort.Strings(formats)
+	t.Logf("%-10s %5s %7s %8s %9s %7s %6s %8s %8s", "format", "runs", "refused", "reported", "identical", "silent", "panics", "timeouts", "peak RSS")
+	for _, f := range formats {
+		c := tallies[f]
+		t.Logf("%-10s %5d %7d %8d %9d %6.0f%% %6d %8d %5d MiB", f, c.runs, c.refused, c.reported, c.identical,
+			100*float64(c.silent)/float64(max(c.runs, 1)), c.panics, c.timeouts, c.peakRSS>>20)
+	}
+}
