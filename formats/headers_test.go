@@ -57,8 +57,8 @@ var csvHeaders = map[string]string{
 	"lines.csv@callgrind":               "file,line,function,module,Instructions",
 	// DCPI
 	"images.csv":    "profile,image,path,event,period,epoch,samples,pct,cum_pct",
-	"*/samples.csv": "address,offset,count,pct,cum_pct",
-	"*/top.csv":     "address,offset,count,pct,cum_pct",
+	"*/samples.csv": "address,offset,count,pct,cum_pct,function,raw_name,file,line,inlined",
+	"*/top.csv":     "address,offset,count,pct,cum_pct,function,raw_name,file,line,inlined",
 	// every profile and trace (render/interchange)
 	"bottom-up.csv":            "function,depth,caller,path,",
 	"*/bottom-up.csv":          "function,depth,caller,path,",

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -157,18 +158,20 @@ func Open(path string) (*vfs.Source, error) {
 	src := vfs.NewSource("dcpi", versions(profiles), path)
 	names := placeProfiles(src.Root, profiles, fi.IsDir())
 	files := &openFiles{}
+	syms := symbols.Default()
 	src.OnClose(files)
 	for i, p := range profiles {
 		p.dir = names[i]
 		p.errs = src.Errors
 		p.files = files
+		p.syms = syms
 		p.reportHeader()
 		addViews(p)
 	}
 	if fi.IsDir() {
 		src.Root.AddFile("images.csv", render.Bytes(func() ([]byte, error) { return imagesCSV(profiles) }, nil))
 	}
-	src.Root.AddFile("README.txt", render.Static(readme(path, fi.IsDir(), profiles, skipped)))
+	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return readme(path, fi.IsDir(), profiles, skipped), nil }, nil))
 	src.AddInfo("profiles", len(profiles))
 	if len(skipped) > 0 {
 		src.AddInfo("other files", len(skipped))

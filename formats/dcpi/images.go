@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -114,10 +116,11 @@ Tree:
                         with W = total samples, Y = period, Z = 10000), then one
                         line per address with >= 1 sample: 0x%012x address and
                         the count right-aligned in 8 columns
-    samples.csv         address,offset,count,pct,cum_pct in address order
+    samples.csv         address,offset,count,pct,cum_pct,function,raw_name,file,
+                        line,inlined in address order
     top.csv             the same rows by count descending, ties by address
-                        (dcpiprof's ordering, without symbols); cum_pct is
-                        accumulated in that order
+                        (dcpiprof's ordering); cum_pct is accumulated in that
+                        order
 
 Units: address is a 0x hex instruction address; offset = address - tstart in
 bytes; count is a number of samples; pct = 100 * count / total samples, where
@@ -131,6 +134,24 @@ addresses of every count value, the values are split into bands of at most
 1048576 addresses, and each band is filled in sorted order by one more pass
 (8 MiB per band; 16 MiB for counts of 65536 and more). A single count value
 held by more addresses is streamed in address order.
+
+Names of addresses: function is the demangled name of the innermost function
+at the address in the image's binary (the path line), raw_name the name as the
+binary has it, file and line the source line, inlined the functions it is
+inlined in, outermost first, as "function (file:line)" of each call joined by
+';'; empty when the binary or its symbols are not found (_errors.txt says why).
 `)
+	var paths []string
+	var syms *symbols.Resolver
+	for _, p := range profiles {
+		if m := p.module(); m != nil && !slices.Contains(paths, m.Recorded) {
+			paths = append(paths, m.Recorded)
+			syms = p.syms
+		}
+	}
+	if syms != nil {
+		sort.Strings(paths)
+		b.WriteString(syms.Readme(paths))
+	}
 	return []byte(b.String())
 }

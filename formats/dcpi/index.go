@@ -53,5 +53,5 @@ var (
 // stream returns the view of gen, indexed on disk under the profile's
 // identity and the view's name when the file can be identified.
 func (p *profile) stream(gen render.Generator, view string) render.View {
-	return render.IndexedStream(gen, render.IndexKey("dcpi", view, p.path), nil)
+	return render.IndexedStream(gen, render.IndexKey("dcpi", view, append([]string{p.path}, p.symbolFiles()...)...), nil)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -36,6 +37,11 @@ type profile struct {
 	planOnce sync.Once
 	bands    []band
 	planErr  error
+
+	syms      *symbols.Resolver
+	symOnce   sync.Once
+	sym       *symbols.Module // the image's binary, nil when the header names none
+	symReport func(error)
 }
 
 // openFiles closes the profiles' files with the source.

@@ -432,7 +432,7 @@ func (c *topCursor) Next(dst []byte) ([]byte, error) {
 			return dst, nil
 		}
 		c.st.cum += uint64(e.count)
-		dst = appendCSVRow(dst, dcpi.Sample{Offset: e.off, Count: e.count}, tstart, e.count, c.st.cum, c.total, c.pcts)
+		dst = c.p.appendCSVRow(dst, dcpi.Sample{Offset: e.off, Count: e.count}, tstart, e.count, c.st.cum, c.total, c.pcts)
 	}
 	return dst, nil
 }
@@ -457,7 +457,7 @@ func (c *topCursor) NextLen() (int64, error) {
 			return n, nil
 		}
 		c.st.cum += uint64(e.count)
-		n += csvRowLen(dcpi.Sample{Offset: e.off, Count: e.count}, tstart, c.st.cum, c.total, c.pcts)
+		n += c.p.csvRowLen(dcpi.Sample{Offset: e.off, Count: e.count}, tstart, c.st.cum, c.total, c.pcts)
 	}
 	return n, nil
 }

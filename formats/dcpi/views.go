@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
+	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -146,7 +147,7 @@ func (p *profile) dcpicatHeader(total uint64) []byte {
 	return b.Bytes()
 }
 
-const csvHeader = "address,offset,count,pct,cum_pct\n"
+const csvHeader = "address,offset,count,pct,cum_pct," + symbols.CSVColumns + "\n"
 
 // samplesGen renders samples.txt (txt) or samples.csv: one row per
 // address with at least one sample, in address order.
@@ -233,7 +234,7 @@ func (c *samplesCursor) Next(dst []byte) ([]byte, error) {
 			continue
 		}
 		c.st.cum += uint64(s.Count)
-		dst = appendCSVRow(dst, s, h.Tstart, s.Count, c.st.cum, c.total, c.pcts)
+		dst = c.g.p.appendCSVRow(dst, s, h.Tstart, s.Count, c.st.cum, c.total, c.pcts)
 	}
 	return dst, nil
 }
@@ -268,7 +269,7 @@ func (c *samplesCursor) NextLen() (int64, error) {
 			continue
 		}
 		c.st.cum += uint64(s.Count)
-		n += csvRowLen(s, c.f.Header.Tstart, c.st.cum, c.total, c.pcts)
+		n += c.g.p.csvRowLen(s, c.f.Header.Tstart, c.st.cum, c.total, c.pcts)
 	}
 	return n, nil
 }
@@ -300,7 +301,7 @@ func txtRowLen(addr uint64, count uint32) int64 {
 	return 2 + max(12, hexLen(addr)) + max(countWidth, 1+int64(render.DecimalLen(uint64(count)))) + 1
 }
 
-func appendCSVRow(dst []byte, s dcpi.Sample, tstart uint64, count uint32, cum, total uint64, pcts [][]byte) []byte {
+func (p *profile) appendCSVRow(dst []byte, s dcpi.Sample, tstart uint64, count uint32, cum, total uint64, pcts [][]byte) []byte {
 	dst = render.AppendHexPadded(dst, tstart+s.Offset, 12)
 	dst = append(dst, ',')
 	dst = strconv.AppendUint(dst, s.Offset, 10)
@@ -314,16 +315,20 @@ func appendCSVRow(dst []byte, s dcpi.Sample, tstart uint64, count uint32, cum, t
 	}
 	dst = append(dst, ',')
 	dst = render.AppendFloat(dst, pct(cum, total))
+	dst = append(dst, ',')
+	dst = symbols.AppendCSV(dst, p.frames(tstart+s.Offset))
 	return append(dst, '\n')
 }
 
 // csvRowLen is the length of the row appendCSVRow appends.
-func csvRowLen(s dcpi.Sample, tstart uint64, cum, total uint64, pcts [][]byte) int64 {
+func (p *profile) csvRowLen(s dcpi.Sample, tstart uint64, cum, total uint64, pcts [][]byte) int64 {
 	n := 2 + max(12, hexLen(tstart+s.Offset)) + 1 + int64(render.DecimalLen(s.Offset)) + 1 + int64(render.DecimalLen(uint64(s.Count))) + 1
 	if s.Count < pctSmall {
 		n += int64(len(pcts[s.Count]))
 	} else {
 		n += int64(render.FloatLen(pct(uint64(s.Count), total)))
 	}
+	var sym [256]byte
+	n += 1 + int64(len(symbols.AppendCSV(sym[:0], p.frames(tstart+s.Offset))))
 	return n + 1 + int64(render.FloatLen(pct(cum, total))) + 1
 }
