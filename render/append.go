@@ -268,8 +268,11 @@ func FieldNeedsQuotes(s string) bool {
 }
 
 // AppendCSVField appends s as one CSV field, quoted when needed, with
-// encoding/csv's quoting (quotes doubled, \r\n kept as written).
+// encoding/csv's quoting (quotes doubled). Control characters but tab
+// and LF (NUL, CR, ...), DEL and bytes that are not UTF-8 are written as
+// \xNN (see AppendName): every format's CSV views share this escaping.
 func AppendCSVField(dst []byte, s string) []byte {
+	s = EscapeCSV(s)
 	if !FieldNeedsQuotes(s) {
 		return append(dst, s...)
 	}

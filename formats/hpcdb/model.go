@@ -324,8 +324,9 @@ func (m *model) buildTree() {
 			m.nameBytes = append(m.nameBytes, name...)
 		}
 		link.up = pf
-		l, q := int32(len(name)), int32(strings.Count(name, `"`))
-		need := strings.ContainsAny(name, ",\"\r\n")
+		esc := render.EscapeCSV(name) // the path is written escaped
+		l, q := int32(len(esc)), int32(strings.Count(esc, `"`))
+		need := strings.ContainsAny(esc, ",\"\r\n")
 		depth := int32(1)
 		if pf >= 0 {
 			l += m.pathLen[pf] + 1
@@ -333,7 +334,7 @@ func (m *model) buildTree() {
 			need = need || pathNeed[pf]
 			depth = m.frameDepth[pf] + 1
 		} else {
-			need = need || render.FieldNeedsQuotes(name) || name == ""
+			need = need || render.FieldNeedsQuotes(esc) || name == ""
 		}
 		csvLen := l
 		if need {

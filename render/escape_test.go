@@ -1,0 +1,36 @@
+package render
+
+import (
+	"encoding/csv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestEscapeNames(t *testing.T) {
+	for _, c := range []struct{ in, text, csv string }{
+		{"main", "main", "main"},
+		{"a,b", "a,b", `"a,b"`},
+		{"tab\there", "tab\there", "tab\there"},
+		{"nul\x00x", `nul\x00x`, `nul\x00x`},
+		{"cr\rlf\n", `cr\x0dlf\x0a`, "\"cr\\x0dlf\n\""},
+		{"esc\x1b[2J", `esc\x1b[2J`, `esc\x1b[2J`},
+		{"bad\xffutf8\xc3", `bad\xffutf8\xc3`, `bad\xffutf8\xc3`},
+		{"ünïcödé 名前", "ünïcödé 名前", "ünïcödé 名前"},
+	} {
+		if got := string(AppendName(nil, c.in)); got != c.text || EscapeName(c.in) != c.text {
+			t.Errorf("AppendName(%q) = %q, want %q", c.in, got, c.text)
+		}
+		got := string(AppendCSVField(nil, c.in))
+		if got != c.csv {
+			t.Errorf("AppendCSVField(%q) = %q, want %q", c.in, got, c.csv)
+		}
+		if !utf8.ValidString(got) || strings.ContainsAny(got, "\x00\r") {
+			t.Errorf("AppendCSVField(%q) = %q: not clean text", c.in, got)
+		}
+		rec, err := csv.NewReader(strings.NewReader(got + "\n")).Read()
+		if err != nil || len(rec) != 1 {
+			t.Errorf("AppendCSVField(%q) does not read back as one field: %v", c.in, err)
+		}
+	}
+}
