@@ -18,6 +18,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode"
@@ -108,6 +109,7 @@ func Sniff(head []byte) bool {
 	if bytes.HasPrefix(head, []byte("# callgrind format")) {
 		return true
 	}
+	keys, damaged := 0, 0
 	for n := 0; n < 64 && len(head) > 0; n++ {
 		line, rest, found := bytes.Cut(head, []byte("\n"))
 		if !found && len(rest) == 0 && len(head) >= 2048 {
@@ -119,14 +121,44 @@ func Sniff(head []byte) bool {
 		case len(bytes.TrimSpace(line)) == 0, line[0] == '#':
 			continue
 		case bytes.HasPrefix(line, []byte("events:")):
-			return true
+			return keys > damaged
 		}
 		key, _, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !isKey(key) {
+		switch {
+		case ok && isKey(key):
+			keys++
+		case keys > 0 && damaged < maxDamagedHeader && !isBodyLine(line):
+			damaged++ // a damaged header line between good ones
+		default:
 			return false
 		}
 	}
 	return false
+}
+
+// maxDamagedHeader is how many damaged lines a header may have among
+// good "key: value" lines before the events: line and still be read.
+const maxDamagedHeader = 2
+
+// isBodyLine reports whether line starts like a body line: a cost line
+// (a number, +n, -n or *) or a "key=" specification.
+func isBodyLine(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	if c := line[0]; c >= '0' && c <= '9' || c == '+' || c == '-' || c == '*' {
+		return true
+	}
+	key, _, ok := bytes.Cut(line, []byte("="))
+	if !ok || len(key) == 0 {
+		return false
+	}
+	for _, c := range key {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func isKey(b []byte) bool {
@@ -176,6 +208,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	f.Header.Positions = []string{"line"}
 	lr := openLines(r, size, f.Gzip, 0)
 	first := true
+	damaged := 0
 	for {
 		line, off, _, tooLong, ok := lr.next()
 		if !ok {
@@ -194,6 +227,11 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			continue
 		}
 		if !isHeaderLine(line) {
+			if len(f.Header.Events) == 0 && damaged < maxDamagedHeader && !isBodyLine(line) {
+				damaged++
+				f.Problems.Add(problem("header", off, "damaged header line skipped", string(line)))
+				continue
+			}
 			f.BodyOff = off
 			break
 		}
@@ -265,6 +303,19 @@ func (h *Header) set(line []byte, off int64) error {
 		}
 	case "events":
 		h.Events = strings.Fields(v)
+		seen := map[string]bool{}
+		var dup error
+		for i, e := range h.Events {
+			name := e
+			for k := 2; seen[name]; k++ {
+				name = e + "_" + strconv.Itoa(k)
+			}
+			if name != e && dup == nil {
+				dup = problem("header", off, "event named twice: the second is "+name, e)
+			}
+			seen[name], h.Events[i] = true, name
+		}
+		return dup
 	case "event":
 		name, rest, _ := strings.Cut(v, ":")
 		name = strings.TrimSpace(name)

@@ -154,3 +154,54 @@ func TestParts(t *testing.T) {
 		t.Errorf("self %v, callee called %v", tab.Self(0), tab.Funcs[1].Called)
 	}
 }
+
+// TestDamagedHeaderLine: one header line with a flipped byte (issue 27:
+// 14 of 320 mutants of an Xdebug profile were unreadable) is reported
+// and skipped; the file is detected and reads as the intact one.
+func TestDamagedHeaderLine(t *testing.T) {
+	good := []byte("version: 1\ncreator: xdebug 3.2.0 (PHP 8.2.36)\ncmd: app.php\npart: 1\npositions: line\n\nevents: Time_(10ns) Memory_(bytes)\n\nfl=(1) app.php\nfn=(1) main\n1 181 40\n")
+	want, _ := summarize(t, good)
+	for _, bad := range []string{"cre\x01tor: xdebug", "creator; xdebug", "cm\xff: app.php"} {
+		k := bytes.Index(good, []byte("creator:"))
+		if strings.HasPrefix(bad, "cm") {
+			k = bytes.Index(good, []byte("cmd:"))
+		}
+		b := append(append(append([]byte(nil), good[:k]...), bad...), good[k+len(bad):]...)
+		if !callgrind.Sniff(b) {
+			t.Errorf("%q: not detected", bad)
+			continue
+		}
+		f, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Errorf("%q: %v", bad, err)
+			continue
+		}
+		if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Error(), "damaged header line") {
+			t.Errorf("%q: problems %v", bad, f.Problems)
+		}
+		tab := f.Summarize(nil)
+		if fmt.Sprint(tab.Events, tab.Sum()) != fmt.Sprint(want.Events, want.Sum()) {
+			t.Errorf("%q: events %v sums %v, intact %v %v", bad, tab.Events, tab.Sum(), want.Events, want.Sum())
+		}
+	}
+	// Body lines are not taken for damaged header lines.
+	if callgrind.Sniff([]byte("version: 1\nfn=main\n1 2\nevents: Ir\n")) {
+		t.Error("a body line before events: was skipped")
+	}
+}
+
+// TestDuplicateEvent: an event named twice gives unique names (so unique
+// CSV columns), with a problem reported.
+func TestDuplicateEvent(t *testing.T) {
+	b := []byte("events: Ir Dr Ir Ir\nfl=a.c\nfn=main\n1 1 2 3 4\n")
+	f, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.Header.Events, " "); got != "Ir Dr Ir_2 Ir_3" {
+		t.Errorf("events %q", got)
+	}
+	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Error(), "event named twice") {
+		t.Errorf("problems %v", f.Problems)
+	}
+}

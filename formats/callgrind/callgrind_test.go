@@ -27,6 +27,17 @@ func column(t testing.TB, header []string, name string) int {
 	return -1
 }
 
+// openFS opens path as a callgrind source, closed when the test ends.
+func openFS(t *testing.T, path string) fs.FS {
+	t.Helper()
+	src, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src.FS()
+}
+
 var corpus = []struct{ set, name string }{
 	{"speedscope-samples", "callgrind.name-compression.log"},
 	{"valgrind-3.19-generated", "callgrind.out.default"},
@@ -158,12 +169,7 @@ func TestTruncatedTree(t *testing.T) {
 	b := gen.Bytes(gen.Config{Seed: 3, Functions: 30, Records: 400})
 	path := filepath.Join(t.TempDir(), "callgrind.out.cut")
 	os.WriteFile(path, b[:len(b)*2/3], 0o644)
-	src, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	fsys := src.FS()
+	fsys := openFS(t, path)
 	if rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv")); len(rows) < 10 {
 		t.Fatalf("functions.csv: %d rows", len(rows))
 	}
@@ -184,12 +190,7 @@ func TestTruncatedTree(t *testing.T) {
 // equal the in-process ones, read whole, by tail and at random offsets.
 func TestMounted(t *testing.T) {
 	path := filepath.Join(testdata.Corpus(t, "callgrind", "valgrind-3.19-generated"), "callgrind.out.threads-03")
-	src, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	fsys := src.FS()
+	fsys := openFS(t, path)
 	mnt := fsnodetest.Mount(t, fsys)
 	for _, name := range []string{"functions.csv", "calls.csv", "lines.csv", "header.txt", "README.txt"} {
 		fsnodetest.CheckFile(t, filepath.Join(mnt, name), testdata.ReadFS(t, fsys, name))
@@ -230,5 +231,34 @@ func TestIndexedLines(t *testing.T) {
 	st := cg.State{Off: 12345, Obj: 3, FnFile: 4, File: 5, Fn: 6, CObj: -1, CFile: -1, CFn: 7, Instr: 0x401000, Line: -2, NoLine: true}
 	if back, err := g.DecodeState(g.EncodeState(st)); err != nil || back != st {
 		t.Fatalf("state round trip: %v %v", back, err)
+	}
+}
+
+// TestDuplicateEventColumns: a file naming an event twice mounts with
+// unique CSV columns and flame files, and says so in _errors.txt.
+func TestDuplicateEventColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "callgrind.out.dup")
+	if err := os.WriteFile(path, []byte("events: Ir Ir\nfl=a.c\nfn=main\n1 1 2\ncfn=f\ncalls=1 2\n1 3 4\nfn=f\n2 3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := openFS(t, path)
+	for _, view := range []string{"functions.csv", "calls.csv", "lines.csv"} {
+		header := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, view))[0]
+		seen := map[string]bool{}
+		for _, h := range header {
+			if seen[h] {
+				t.Errorf("%s: column %s twice: %v", view, h, header)
+			}
+			seen[h] = true
+		}
+		if !seen["Ir_2"] && !seen["Ir_2_inc"] {
+			t.Errorf("%s: no Ir_2 column: %v", view, header)
+		}
+	}
+	if _, err := fs.Stat(fsys, "flame/Ir_2.folded"); err != nil {
+		t.Error(err)
+	}
+	if errs := string(testdata.ReadFS(t, fsys, "_errors.txt")); !strings.Contains(errs, "event named twice") {
+		t.Errorf("_errors.txt: %q", errs)
 	}
 }
