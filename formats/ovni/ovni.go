@@ -153,9 +153,9 @@ func Open(dir string) (*vfs.Source, error) {
 		th.form = t.form
 		switch t.form {
 		case formV1:
-			th.key = th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10) + "  "
+			th.key = render.EscapeName(th.Proc.Loom.Name) + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10) + "  "
 		default:
-			th.key = th.RelPath() + "  "
+			th.key = render.EscapeName(th.RelPath()) + "  "
 		}
 	}
 	variant := t.variant()
@@ -609,8 +609,8 @@ Example
   once per thread: a begin beyond that, and its end, are instant events (with a note).
   Every other event (thread states OHx/OHp/..., task creation, ...) is an instant event
   named as in events.csv (args: mcv, payload); the thread state events stay there too.
-  Each thread also has a states track in the same process, right after it: tid -1-tid
-  (negative, so it never equals a real tid), thread name "thread <tid> states", file
+  Each thread also has a states track in the same process, after it: tid 2^30+tid
+  (above any real tid, so threads come first), thread name "thread <tid> states", file
   trace/<loom>.<pid>.<tid>.states.json, with X events Running (from OHx execute or OHr
   resume), Paused (OHp), Cooling (OHc) and Warming (OHw), each lasting until the
   thread's next state event; OHe (end) ends the state, and the last state ends at the

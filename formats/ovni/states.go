@@ -9,9 +9,16 @@ import (
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
-// statesTid is the trace.json tid of a thread's states track: -1-tid.
-// Real tids are not negative, so it cannot collide with one.
-func statesTid(tid int64) int64 { return -1 - tid }
+// statesBase is added to a thread's tid to give its states track's tid:
+// Linux tids stay below 2^22, so the sum collides with no real tid and
+// stays a positive 32-bit number. Viewers that order tracks by tid
+// (speedscope opens the first) show every thread before the states
+// tracks, which follow in the threads' order; the others follow
+// thread_sort_index, which puts each right after its thread.
+const statesBase = 1 << 30
+
+// statesTid is the trace.json tid of a thread's states track.
+func statesTid(tid int64) int64 { return statesBase + tid }
 
 // threadStates are the names of ovni's thread states, indexed by state
 // (0: none, before the first state event and after OHe).

@@ -71,10 +71,10 @@ func TestTraceStates(t *testing.T) {
 			gotNames := map[int64][]string{}
 			gotDur := map[int64]int64{}
 			for _, e := range doc.TraceEvents {
-				if e.Tid >= 0 || e.Ph == "M" {
+				if e.Tid < statesBase || e.Ph == "M" {
 					continue
 				}
-				tid := statesTid(e.Tid)
+				tid := e.Tid - statesBase
 				if e.Ph != "X" {
 					t.Fatalf("thread %d states: %s event", tid, e.Ph)
 				}
