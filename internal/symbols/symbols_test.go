@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -13,27 +11,9 @@ import (
 	"github.com/hpcfs/hpcfs/testdata/gen/program"
 )
 
-// needTools skips without gcc, g++ and binutils, except under CI=true,
-// whose .ci/setup installs them.
-func needTools(t testing.TB) {
-	for _, tool := range []string{"gcc", "g++", "addr2line", "objcopy", "strip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if testing.Testing() && strings.EqualFold(os.Getenv("CI"), "true") {
-				t.Fatalf("%s missing (CI installs it with .ci/setup)", tool)
-			}
-			t.Skipf("%s missing", tool)
-		}
-	}
-}
-
 func compile(t testing.TB, v program.Variant) program.Binary {
 	t.Helper()
-	needTools(t)
-	b, err := program.Build(t.TempDir(), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return program.BuildT(t, v)
 }
 
 // resolverFor is a resolver that finds b's debug file where the variant

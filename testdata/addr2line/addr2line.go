@@ -67,3 +67,45 @@ func parse(fn, loc string) Frame {
 	}
 	return f
 }
+
+// Columns are what the function, file, line and inlined columns of a
+// hpcfs view hold for frames addr2line printed: the innermost frame's
+// name and line ("" for ?? and line 0), and the frames it is inlined in,
+// outermost first, as "function (file:line)" joined by ';'.
+func Columns(fs []Frame) (function, file, line, inlined string) {
+	if len(fs) == 0 || fs[0].Function == "??" {
+		return "", "", "", ""
+	}
+	function = fs[0].Function
+	if fs[0].Line > 0 {
+		file, line = fs[0].File, strconv.Itoa(fs[0].Line)
+	}
+	var chain []string
+	for i := len(fs) - 1; i >= 1; i-- {
+		chain = append(chain, fmt.Sprintf("%s (%s:%d)", fs[i].Function, fs[i].File, fs[i].Line))
+	}
+	return function, file, line, strings.Join(chain, ";")
+}
+
+// Known lists the addresses of [lo, hi) that addr2line places on a
+// source line (instructions of functions, not the padding between),
+// every step-th of them, with their frames.
+func Known(bin string, lo, hi uint64, step int) ([]uint64, [][]Frame, error) {
+	var all []uint64
+	for a := lo; a < hi; a++ {
+		all = append(all, a)
+	}
+	fs, err := Lookup(bin, all)
+	if err != nil {
+		return nil, nil, err
+	}
+	var addrs []uint64
+	var frames [][]Frame
+	for i, f := range fs {
+		if len(f) > 0 && f[0].Line > 0 && i%step == 0 {
+			addrs = append(addrs, all[i])
+			frames = append(frames, f)
+		}
+	}
+	return addrs, frames, nil
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // A Variant is one way to build a program.
@@ -252,4 +253,29 @@ func Text(path string) (lo, hi uint64, err error) {
 		return 0, 0, fmt.Errorf("%s: no .text", path)
 	}
 	return s.Addr, s.Addr + s.Size, nil
+}
+
+// Require skips t without gcc, g++ and binutils, except under CI=true,
+// whose .ci/setup installs them, where it fails t.
+func Require(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"gcc", "g++", "addr2line", "objcopy", "strip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s missing (.ci/setup installs it)", tool)
+			}
+			t.Skipf("%s missing", tool)
+		}
+	}
+}
+
+// BuildT builds variant v in a temporary folder of t (see Require).
+func BuildT(t testing.TB, v Variant) Binary {
+	t.Helper()
+	Require(t)
+	b, err := Build(t.TempDir(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

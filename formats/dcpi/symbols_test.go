@@ -1,0 +1,74 @@
+package dcpi
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/addr2line"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// TestSymbolsMatchAddr2line writes a profile of a compiled C++ program
+// (the image's path is the binary) with samples at every 4-byte address
+// of its .text where addr2line knows the line, and checks every row of
+// samples.csv and top.csv, read through a FUSE mount, against addr2line
+// -f -i -C.
+func TestSymbolsMatchAddr2line(t *testing.T) {
+	for _, v := range []program.Variant{program.CXX, program.CXXLink} {
+		t.Run(string(v), func(t *testing.T) {
+			b := program.BuildT(t, v)
+			lo, hi, err := program.Text(b.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addrs, frames, err := addr2line.Known(b.Path, lo, hi, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := gen.New("pdb-0.07", lo).Set("path", b.Path).Set("tsize", strconv.FormatUint(hi-lo, 16))
+			counts := make([]uint32, (hi-lo+3)/4)
+			want := map[string][]addr2line.Frame{}
+			for i, a := range addrs {
+				if (a-lo)%4 == 0 {
+					counts[(a-lo)/4] = uint32(1 + i%7)
+					want["0x"+strconv.FormatUint(a, 16)] = frames[i]
+				}
+			}
+			p.Chunks = []gen.Chunk{{Offset: 0, Counts: counts}}
+			_, fsys := mount(t, write(t, t.TempDir(), "prof", p.Bytes()))
+			mnt := fsnodetest.Mount(t, fsys)
+			for _, view := range []string{"prof/samples.csv", "prof/top.csv"} {
+				rows := testdata.ReadCSV(t, testdata.ReadFS(t, os.DirFS(mnt), view))
+				if len(rows)-1 != len(want) {
+					t.Fatalf("%s: %d rows, want %d", view, len(rows)-1, len(want))
+				}
+				inlined := 0
+				for _, r := range rows[1:] {
+					addr, _ := strconv.ParseUint(strings.TrimPrefix(r[0], "0x"), 16, 64)
+					w := want["0x"+strconv.FormatUint(addr, 16)]
+					fn, file, line, inl := addr2line.Columns(w)
+					if got, exp := strings.Join([]string{r[5], r[7], r[8], r[9]}, "|"), strings.Join([]string{fn, file, line, inl}, "|"); got != exp {
+						t.Errorf("%s %s: got %q, addr2line %q", view, r[0], got, exp)
+					}
+					if inl != "" {
+						inlined++
+					}
+				}
+				if inlined == 0 {
+					t.Errorf("%s: no row in inlined code", view)
+				}
+			}
+			if readme := string(testdata.ReadFS(t, os.DirFS(mnt), "README.txt")); !strings.Contains(readme, b.Path) {
+				t.Errorf("README.txt does not say where the symbols come from:\n%s", readme)
+			}
+			if errs := string(testdata.ReadFS(t, os.DirFS(mnt), "_errors.txt")); errs != "" {
+				t.Errorf("_errors.txt %q", errs)
+			}
+		})
+	}
+}

@@ -1,0 +1,132 @@
+package hpcrun_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/internal/symbols"
+	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/addr2line"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// TestSymbolsMatchAddr2line writes a profile whose frames point into two
+// compiled programs (a C++ PIE at its recorded path, a non-PIE C program
+// found by base name under the search folder) at every address where
+// addr2line knows the line: a leaf at the address and a call whose
+// return address is the next byte. Every row of cct.csv, read through a
+// FUSE mount, names the address as addr2line -f -i -C does.
+func TestSymbolsMatchAddr2line(t *testing.T) {
+	cxx, c := program.BuildT(t, program.CXX), program.BuildT(t, program.CNoPIE)
+	symbols.SetSearchDirs([]string{filepath.Dir(c.Path)})
+	defer symbols.SetSearchDirs(nil)
+	lms := []dec.LoadModule{{ID: 1, Name: cxx.Path}, {ID: 2, Name: "/not/here/" + filepath.Base(c.Path)}}
+	want := map[string][]addr2line.Frame{} // module_id,offset -> frames
+	nodes := []dec.Node{{ID: 12, Values: []uint64{0}}}
+	for _, lm := range lms {
+		bin := cxx.Path
+		if lm.ID == 2 {
+			bin = c.Path
+		}
+		lo, hi, err := program.Text(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs, frames, err := addr2line.Known(bin, lo, hi, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range addrs {
+			id := int32(12 + 2*len(nodes))
+			nodes = append(nodes,
+				dec.Node{ID: id, Parent: 12, LMID: lm.ID, IP: a + 1, Values: []uint64{0}},
+				dec.Node{ID: -(id + 2), Parent: uint32(id), LMID: lm.ID, IP: a, Values: []uint64{uint64(i + 1)}})
+			want[strconv.Itoa(int(lm.ID))+","+strconv.FormatUint(a, 16)] = frames[i]
+		}
+	}
+	dir := t.TempDir()
+	p := &gen.Profile{Layout: dec.LayoutB, NV: []dec.NVPair{{Name: "program-name", Value: "prog"}},
+		Epochs: []*gen.Epoch{{Granularity: 1, Metrics: gen.Metrics(1, dec.LayoutB), LoadModules: lms, Nodes: nodes}}}
+	writeFile(t, filepath.Join(dir, "prog.hpcrun"), p)
+	src := open(t, dir)
+	mnt := fsnodetest.Mount(t, src.FS())
+	cct := testdata.ReadCSV(t, testdata.ReadFS(t, os.DirFS(mnt), "prog/cct.csv"))
+	col := map[string]int{}
+	for i, h := range cct[0] {
+		col[h] = i
+	}
+	checked, inlined := 0, 0
+	for _, r := range cct[1:] {
+		if r[col["module_id"]] == "0" {
+			continue
+		}
+		ip, _ := strconv.ParseUint(strings.TrimPrefix(r[col["offset"]], "0x"), 16, 64)
+		if r[col["is_leaf"]] == "0" {
+			ip-- // a return address names its call
+		}
+		w, ok := want[r[col["module_id"]]+","+strconv.FormatUint(ip, 16)]
+		if !ok {
+			t.Fatalf("row %q: no address of the profile", r)
+		}
+		fn, file, line, inl := addr2line.Columns(w)
+		got := []string{r[col["function"]], r[col["file"]], r[col["line"]], r[col["inlined"]]}
+		if strings.Join(got, "|") != strings.Join([]string{fn, file, line, inl}, "|") {
+			t.Errorf("%s+%#x: got %q, addr2line %q", r[col["module"]], ip, got, []string{fn, file, line, inl})
+		}
+		if raw := r[col["raw_name"]]; symbols.Demangle(raw) != fn {
+			t.Errorf("raw_name %q demangles to %q, not %q", raw, symbols.Demangle(raw), fn)
+		}
+		checked++
+		if inl != "" {
+			inlined++
+		}
+	}
+	if checked != len(nodes)-1 || inlined == 0 {
+		t.Fatalf("%d rows checked of %d, %d inlined", checked, len(nodes)-1, inlined)
+	}
+	t.Logf("%d rows match addr2line, %d in inlined code", checked, inlined)
+	if errs := src.Errors.Lines(); len(errs) != 0 {
+		t.Errorf("_errors.txt %q", errs)
+	}
+	readme := string(testdata.ReadFS(t, os.DirFS(mnt), "README.txt"))
+	for _, s := range []string{"DWARF and symbol table of " + cxx.Path, "DWARF and symbol table of " + c.Path} {
+		if !strings.Contains(readme, s) {
+			t.Errorf("README.txt lacks %q", s)
+		}
+	}
+
+	// pprof: the functions with their source lines.
+	pb := testdata.ReadFS(t, os.DirFS(mnt), "prog/profile.pb.gz")
+	prof, err := profile.Parse(bytes.NewReader(pb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, fn := range prof.Function {
+		if fn.Filename != "" {
+			names[fn.Name] = true
+		}
+	}
+	for _, n := range []string{"main", "hpc::Grid::step(double)", "work"} {
+		if !names[n] {
+			t.Errorf("profile.pb.gz has no function %q with its file", n)
+		}
+	}
+	folds, _ := filepath.Glob(filepath.Join(mnt, "prog/flame/*.folded"))
+	if len(folds) == 0 {
+		t.Fatal("no flame/*.folded")
+	}
+	folded, err := os.ReadFile(folds[0])
+	if err != nil || !bytes.Contains(folded, []byte("main;")) {
+		t.Errorf("folded stacks without function names:\n%.500s", folded)
+	}
+}
