@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"io"
+	"strconv"
 )
 
 // A Func is one row of the function table. Functions are told apart by
@@ -47,6 +48,12 @@ type Table struct {
 	// CostLines, CallLines and JumpLines count the records.
 	CostLines, CallLines, JumpLines int64
 	Parts                           int
+	// RowsCut is the stream offset of the first cost line whose row
+	// (lines.csv: one per cost line, with its file, function and object
+	// names) would take the rows past RowsPerInputByte bytes per input
+	// byte read so far (plus RowsSlack); 0 when none does. A damaged name, repeated on every row,
+	// would otherwise make the view gigabytes long (CutError).
+	RowsCut int64
 	// End is the stream offset where decoding stopped; Err says why if
 	// not at the end of the input.
 	End int64
@@ -104,6 +111,9 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 		if b.err != nil && b.err != io.EOF {
 			t.Err = b.err
 		}
+		if b.cut > 0 && t.RowsCut == 0 {
+			t.RowsCut = b.cut
+		}
 		free <- b
 	}
 	t.Parts = 1 + d.Parts
@@ -119,6 +129,26 @@ type batch struct {
 	recs  []batchRecord
 	costs []int64
 	err   error
+	cut   int64 // the table's RowsCut, when found in this batch
+}
+
+// The rows of a view with a row per cost line may take RowsPerInputByte
+// bytes per input byte read, plus RowsSlack (RowsCut).
+const (
+	RowsPerInputByte = 64
+	RowsSlack        = 1 << 20
+)
+
+// rowBytes is about the length of the row of a cost record of ne events.
+func rowBytes(n *Names, r *Record, ne int) int64 {
+	return int64(len(n.Name(r.File))+len(n.Name(r.Fn))+len(n.Name(r.Obj))+40+21*ne) * int64(r.Lines)
+}
+
+// CutError is the error a view with a row per cost line ends on at
+// RowsCut.
+func (t *Table) CutError() error {
+	return problem("body", t.RowsCut, "rows cut here: the view would grow beyond "+
+		strconv.Itoa(RowsPerInputByte)+" bytes per input byte (a damaged name repeated on every row?)", nil)
 }
 
 // A batchRecord is a Record without pointers; Lines > 1 when consecutive
@@ -143,11 +173,12 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 	free := make(chan *batch, 8)
 	go func() {
 		defer close(out)
+		var rows, cut int64
 		for {
 			var b *batch
 			select {
 			case b = <-free:
-				b.recs, b.costs = b.recs[:0], b.costs[:0]
+				b.recs, b.costs, b.cut = b.recs[:0], b.costs[:0], 0
 			default:
 				b = &batch{recs: make([]batchRecord, 0, batchRecords), costs: make([]int64, 0, batchRecords*ne)}
 			}
@@ -156,6 +187,13 @@ func decodeBatches(d *Decoder, ne int) (<-chan *batch, chan<- *batch) {
 				if err != nil {
 					b.err = err
 					break
+				}
+				if r.Kind == Cost && cut == 0 {
+					rows += rowBytes(d.names, r, ne)
+					if rows > RowsPerInputByte*r.Off+RowsSlack {
+						cut = r.Off
+						b.cut = cut
+					}
 				}
 				if n := len(b.recs); r.Kind == Cost && n > 0 {
 					if p := &b.recs[n-1]; p.Kind == Cost && p.Fn == r.Fn && p.File == r.File && p.FnFile == r.FnFile && p.Obj == r.Obj {

@@ -262,3 +262,38 @@ func TestDuplicateEventColumns(t *testing.T) {
 		t.Errorf("_errors.txt: %q", errs)
 	}
 }
+
+// TestOutputBound: a 100 KB garbage run in one fl= line of an Xdebug
+// profile (issue 27: 1 MB made lines.csv 2.5 GB) cuts lines.csv at
+// RowsPerInputByte bytes per input byte plus RowsSlack, with an
+// _errors.txt line; the intact rows before the cut are kept.
+func TestOutputBound(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("version: 1\ncreator: xdebug 3.2.0\nevents: Time_(10ns) Memory_(bytes)\n\nfl=(1) ok.php\nfn=(1) main\n1 5 0\n")
+	b.WriteString("fl=(2) " + strings.Repeat("\x9b", 100<<10) + "\nfn=(2) junk\n")
+	for i := range 2000 {
+		b.WriteString(strconv.Itoa(i+1) + " 7 0\n")
+	}
+	path := filepath.Join(t.TempDir(), "cachegrind.out.garbage")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := openFS(t, path)
+	fi, err := fs.Stat(fsys, "lines.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := int64(cg.RowsPerInputByte*b.Len() + cg.RowsSlack + 200<<10); fi.Size() > limit {
+		t.Errorf("lines.csv is %d bytes, bound %d (input %d)", fi.Size(), limit, b.Len())
+	}
+	rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "lines.csv"))
+	if len(rows) < 2 || rows[1][0] != "ok.php" || len(rows) > 2000 {
+		t.Errorf("lines.csv: %d rows, first %q", len(rows), rows[1][:2])
+	}
+	if errs := string(testdata.ReadFS(t, fsys, "_errors.txt")); !strings.Contains(errs, "rows cut") {
+		t.Errorf("_errors.txt: %q", errs)
+	}
+	if rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv")); len(rows) != 3 {
+		t.Errorf("functions.csv: %d rows, want the 2 functions", len(rows)-1)
+	}
+}

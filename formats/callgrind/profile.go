@@ -311,6 +311,10 @@ func (c *linesCursor) Next(dst []byte) ([]byte, error) {
 		if r.Kind != cg.Cost {
 			continue
 		}
+		if c.t.RowsCut > 0 && r.Off >= c.t.RowsCut {
+			c.err = c.t.CutError()
+			return dst, nil
+		}
 		n++
 		names := c.t.Names
 		dst = render.AppendCSVField(dst, names.Name(r.File))
