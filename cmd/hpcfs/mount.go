@@ -65,7 +65,15 @@ mounted.`,
 func backgroundArgs(cmd *cobra.Command, source, mnt string, opts []string, debug bool) []string {
 	args := []string{"--log-level", cmd.Flag("log-level").Value.String(),
 		"--index-dir", cmd.Flag("index-dir").Value.String(),
-		"--trace-window-limit", cmd.Flag("trace-window-limit").Value.String(), "mount", "-f"}
+		"--trace-window-limit", cmd.Flag("trace-window-limit").Value.String()}
+	dirs, _ := cmd.Flags().GetStringArray("symbols")
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs // the background process runs in /
+		}
+		args = append(args, "--symbols", d)
+	}
+	args = append(args, "mount", "-f")
 	if len(opts) > 0 {
 		args = append(args, "-o", strings.Join(opts, ","))
 	}

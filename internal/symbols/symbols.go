@@ -69,13 +69,18 @@ func SetSearchDirs(dirs []string) {
 	current.Store(NewResolver(dirs, []string{"/usr/lib/debug"}))
 }
 
-// EnvDirs are the directories in $HPCFS_SYMBOLS (colon-separated).
+// EnvDirs are the directories in $HPCFS_SYMBOLS (colon-separated), made
+// absolute.
 func EnvDirs() []string {
 	var out []string
 	for _, d := range filepath.SplitList(os.Getenv("HPCFS_SYMBOLS")) {
-		if d != "" {
-			out = append(out, d)
+		if d == "" {
+			continue
 		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		out = append(out, d)
 	}
 	return out
 }
