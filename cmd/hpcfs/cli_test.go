@@ -79,12 +79,20 @@ func runCLIExit(t testing.TB, args ...string) (int, string) {
 // mounts the demo. flags go before "mount".
 func mountCLI(t testing.TB, source string, flags ...string) string {
 	t.Helper()
+	var sources []string
+	if source != "" {
+		sources = []string{source}
+	}
+	return mountCLISources(t, sources, flags...)
+}
+
+// mountCLISources is mountCLI of any sources: none (the demo), one, or two
+// (a diff mount).
+func mountCLISources(t testing.TB, sources []string, flags ...string) string {
+	t.Helper()
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
-	args := append(flags, "mount", "-f", mnt)
-	if source != "" {
-		args = append(flags, "mount", "-f", source, mnt)
-	}
+	args := append(append(append(flags, "mount", "-f"), sources...), mnt)
 	cmd := exec.Command(hpcfsBin(t), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -23,18 +23,22 @@ func newMountCommand() *cobra.Command {
 	var debug, foreground bool
 	var logFile string
 	cmd := &cobra.Command{
-		Use:   "mount [flags] [SOURCE] MOUNTPOINT",
-		Short: "Mount SOURCE (or the built-in demo trace) at MOUNTPOINT",
+		Use:   "mount [flags] [SOURCE [SOURCE_B]] MOUNTPOINT",
+		Short: "Mount SOURCE (or the built-in demo trace, or the diff of two runs) at MOUNTPOINT",
 		Long: `Mount SOURCE read-only at MOUNTPOINT. The command returns once the mount is
 ready and the mount is served in the background until it is unmounted
 (hpcfs unmount, fusermount3 -u or umount); its log goes to --log-file.
 With -f it stays in the foreground, logging to standard error, and
 SIGINT or SIGTERM unmount it. Without SOURCE, a small demo ovni trace is
-mounted.`,
-		Args: cobra.RangeArgs(1, 2),
+mounted. With two sources of one format (two runs), the mount holds a/ and
+b/ (each as mounted alone) and diff/, what changed from a to b.`,
+		Args: cobra.RangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			source, mnt := "", args[len(args)-1]
-			if len(args) == 2 {
+			other := "" // the second run of a diff mount
+			if len(args) == 3 {
+				source, other = args[0], args[1]
+			} else if len(args) == 2 {
 				source = args[0]
 			} else if looksLikeSource(mnt) {
 				return usageErr(fmt.Errorf("missing MOUNTPOINT: %s is a source; usage: hpcfs mount [SOURCE] MOUNTPOINT", mnt))
@@ -43,14 +47,14 @@ mounted.`,
 				return err
 			}
 			if foreground || readyPipe != nil {
-				return runMount(source, mnt, opts, debug)
+				return runMount(source, other, mnt, opts, debug)
 			}
 			// Checked here too, so that what is found (and a stale mount
 			// cleared) is said on this terminal, not in the log file.
 			if err := checkMountpoint(mnt); err != nil {
 				return err
 			}
-			return daemonize(backgroundArgs(cmd, source, mnt, opts, debug), logFile)
+			return daemonize(backgroundArgs(cmd, source, other, mnt, opts, debug), logFile)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&opts, "options", "o", nil, "mount options, comma-separated (ro, allow_other, debug, ...)")
@@ -62,7 +66,7 @@ mounted.`,
 
 // backgroundArgs are the arguments of the `hpcfs mount -f` that serves a
 // background mount: the same flags, absolute paths (it runs in /).
-func backgroundArgs(cmd *cobra.Command, source, mnt string, opts []string, debug bool) []string {
+func backgroundArgs(cmd *cobra.Command, source, other, mnt string, opts []string, debug bool) []string {
 	args := []string{"--log-level", cmd.Flag("log-level").Value.String(),
 		"--index-dir", cmd.Flag("index-dir").Value.String(),
 		"--trace-window-limit", cmd.Flag("trace-window-limit").Value.String()}
@@ -86,13 +90,19 @@ func backgroundArgs(cmd *cobra.Command, source, mnt string, opts []string, debug
 		}
 		args = append(args, source)
 	}
+	if other != "" {
+		if abs, err := filepath.Abs(other); err == nil {
+			other = abs
+		}
+		args = append(args, other)
+	}
 	if abs, err := filepath.Abs(mnt); err == nil {
 		mnt = abs
 	}
 	return append(args, mnt)
 }
 
-func runMount(source, mnt string, opts []string, debug bool) error {
+func runMount(source, other, mnt string, opts []string, debug bool) error {
 	// Signals are caught from the start (stopSignals): a SIGINT or SIGTERM
 	// that arrives while the mount is being set up must not kill the
 	// process with the mount left behind. It is acted on once the mount
@@ -109,7 +119,7 @@ func runMount(source, mnt string, opts []string, debug bool) error {
 	if err := checkMountpoint(mnt); err != nil {
 		return err
 	}
-	src, cleanup, err := openSource(source)
+	src, cleanup, err := openSources(source, other)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/internal/demo"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // openSource detects and opens path; an empty path opens the demo trace,
@@ -44,4 +45,28 @@ func openSource(path string) (src *vfs.Source, cleanup func(), err error) {
 	}
 	removeDemo := cleanup
 	return src, func() { src.Close(); removeDemo() }, nil
+}
+
+// openSources opens source, or with other the diff of the two (hpcfs
+// mount A B MOUNTPOINT).
+func openSources(source, other string) (*vfs.Source, func(), error) {
+	if other == "" {
+		return openSource(source)
+	}
+	a, closeA, err := openSource(source)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, closeB, err := openSource(other)
+	if err != nil {
+		closeA()
+		return nil, nil, err
+	}
+	src, err := interchange.DiffSource(a, b)
+	if err != nil {
+		closeA()
+		closeB()
+		return nil, nil, exitErr(exitSource, "%v", err)
+	}
+	return src, func() { src.Close() }, nil
 }

@@ -21,6 +21,11 @@ const (
 // bottom) with click-to-zoom and a search box in an inline script; it
 // fetches nothing.
 func svgBytes(t *Tree, m int, title string) []byte {
+	return svgDraw(t, m, title, func(x int32) string { return color(t.label(x), x == Root) })
+}
+
+// svgDraw is svgBytes with each frame's colour given by fill.
+func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 	total := t.Total(m)
 	inner := float64(svgWidth - 2*padSide)
 	n := t.Len()
@@ -85,7 +90,7 @@ func svgBytes(t *Tree, m int, title string) []byte {
 			strconv.Itoa(int(t.depth[x])) + `"><title>` + xmlEscape(label) + " (" + strconv.FormatInt(inc, 10) + " " +
 			xmlEscape(unit) + ", " + percent(inc, total) + ")\n" + xmlEscape(stack) + "</title>")
 		b.WriteString(`<rect x="` + ftoa(xs[x]) + `" y="` + strconv.Itoa(y) + `" width="` + ftoa(w) + `" height="` +
-			strconv.Itoa(frameHeight-1) + `" rx="2" fill="` + color(label, x == Root) + `"/>`)
+			strconv.Itoa(frameHeight-1) + `" rx="2" fill="` + fill(x) + `"/>`)
 		b.WriteString(`<text x="` + ftoa(xs[x]+3) + `" y="` + strconv.Itoa(y+frameHeight-4) + `">` +
 			xmlEscape(fit(label, w)) + "</text></g>\n")
 	}

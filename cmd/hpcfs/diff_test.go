@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
+	wggen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
+)
+
+// TestDiffMounted mounts two runs (generated webgrind profiles) with
+// `hpcfs mount A B MOUNTPOINT`: a/ and b/ are the two sources as mounted
+// alone; diff/profile.pb.gz gives go tool pprof -top the same net total
+// and the same flat and cum values per function as go tool pprof
+// -diff_base=a/profile.pb.gz b/profile.pb.gz -top; procedures.csv's
+// changes are b's functions.csv less a's, per function; the folded
+// stacks' two columns add up to each run's total; the SVG is red and blue.
+func TestDiffMounted(t *testing.T) {
+	dir := t.TempDir()
+	var runs []string
+	for i, name := range []string{"a.webgrind", "b.webgrind"} {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wggen.Random(int64(i+1), 40, 8).Write(f, 7); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		runs = append(runs, p)
+	}
+	mnt := mountCLISources(t, runs)
+	read := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(mnt, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// each run's functions.csv: function -> exclusive cost, and the total
+	exc := make([]map[string]int64, 2)
+	totals := make([]int64, 2)
+	for i, side := range []string{"a", "b"} {
+		if !bytes.Equal(read(side+"/README.txt"), runCLI(t, "cat", runs[i], "README.txt")) {
+			t.Errorf("%s/README.txt is not that of %s mounted alone", side, runs[i])
+		}
+		exc[i] = map[string]int64{}
+		rows := testdata.ReadCSV(t, read(side+"/functions.csv"))
+		col := slices.Index(rows[0], "cost_exc")
+		for _, r := range rows[1:] {
+			v, _ := strconv.ParseInt(r[col], 10, 64)
+			exc[i][r[1]] += v
+			totals[i] += v
+		}
+	}
+	if !strings.Contains(string(read("README.txt")), "diff/") {
+		t.Error("README.txt does not explain diff/")
+	}
+
+	tool, err := exec.Command("go", "tool", "-n", "pprof").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pprof := func(args ...string) (string, []string) {
+		t.Helper()
+		out, err := exec.Command(strings.TrimSpace(string(tool)), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
+		}
+		var net string
+		var rows []string
+		for _, l := range strings.Split(string(out), "\n") {
+			f := strings.Fields(l)
+			switch {
+			case strings.HasPrefix(l, "Showing nodes accounting for "):
+				net = f[4] // "<net>," (the denominator after it differs: see README.txt)
+			case len(f) >= 6 && strings.HasSuffix(f[1], "%"):
+				rows = append(rows, f[0]+" "+f[3]+" "+strings.Join(f[5:], " "))
+			}
+		}
+		return net, rows
+	}
+	wantNet, wantRows := pprof("-top", "-nodecount=1000", "-diff_base="+filepath.Join(mnt, "a/profile.pb.gz"), filepath.Join(mnt, "b/profile.pb.gz"))
+	gotNet, gotRows := pprof("-top", "-nodecount=1000", filepath.Join(mnt, "diff/profile.pb.gz"))
+	if gotNet != wantNet || len(wantRows) == 0 || strings.Join(gotRows, "\n") != strings.Join(wantRows, "\n") {
+		t.Errorf("pprof -top of diff/profile.pb.gz: net %s, rows\n%s\n-diff_base: net %s, rows\n%s", gotNet, strings.Join(gotRows, "\n"), wantNet, strings.Join(wantRows, "\n"))
+	}
+
+	rows := testdata.ReadCSV(t, read("diff/procedures.csv"))
+	if strings.Join(rows[0], ",") != "function,metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,b_exc,b_minus_a_exc,b_over_a_exc" {
+		t.Fatalf("procedures.csv header %v", rows[0])
+	}
+	var net int64
+	for _, r := range rows[1:] {
+		d, _ := strconv.ParseInt(r[8], 10, 64)
+		net += d
+		if want := exc[1][r[0]] - exc[0][r[0]]; d != want {
+			t.Errorf("%s: b_minus_a_exc %d, functions.csv says %d", r[0], d, want)
+		}
+	}
+	if net != totals[1]-totals[0] {
+		t.Errorf("procedures.csv's changes add up to %d, the runs' totals differ by %d", net, totals[1]-totals[0])
+	}
+	var sums [2]int64
+	for _, l := range strings.Split(strings.TrimSpace(string(read("diff/flame/Time_(10ns).folded"))), "\n") {
+		f := strings.Fields(l)
+		for i := range 2 {
+			v, _ := strconv.ParseInt(f[len(f)-2+i], 10, 64)
+			sums[i] += v
+		}
+	}
+	if sums[0] != totals[0] || sums[1] != totals[1] {
+		t.Errorf("folded columns add up to %v, the runs' totals are %v", sums, totals)
+	}
+	svg := string(read("diff/flame/Time_(10ns).svg"))
+	if !strings.Contains(svg, `fill="rgb(255,`) || !strings.Contains(svg, `,255)"`) {
+		t.Error("the SVG has no red or no blue frame")
+	}
+}

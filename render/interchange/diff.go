@@ -1,0 +1,357 @@
+package interchange
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// A diff compares two profiles of one format, read from the profile.pb.gz
+// at the root of each source. both holds them in one tree: metric k of
+// run A is metric k, of run B metric nm+k, so that a context present in
+// one run only is still one row; delta holds B minus A, for the pprof
+// profile (go tool pprof -diff_base builds the same sums).
+type diff struct {
+	a, b *vfs.Source
+
+	once    sync.Once
+	metrics []Metric
+	both    *Tree
+	delta   *Tree
+	err     error
+}
+
+// DiffSource returns a source whose root holds a/ and b/ (the trees of
+// the two sources) and diff/: their differences (DiffReadme).
+func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
+	if a.Format != b.Format {
+		return nil, fmt.Errorf("a diff needs two sources of one format: %s is %s, %s is %s", a.Path, a.Format, b.Path, b.Format)
+	}
+	for _, s := range []*vfs.Source{a, b} {
+		if _, err := fs.Stat(s.FS(), "profile.pb.gz"); err != nil {
+			return nil, fmt.Errorf("%s (%s): no profile.pb.gz at the root of its tree, nothing to compare", s.Path, s.Format)
+		}
+	}
+	d := &diff{a: a, b: b}
+	src := &vfs.Source{Format: a.Format, Version: a.Version + " | " + b.Version, Summary: "diff of " + a.Summary + " and " + b.Summary,
+		Path: a.Path + " " + b.Path, Root: vfs.NewDir(), Errors: vfs.NewErrors()}
+	if b.ModTime.After(a.ModTime) {
+		src.ModTime = b.ModTime
+	} else {
+		src.ModTime = a.ModTime
+	}
+	src.OnClose(a)
+	src.OnClose(b)
+	src.Root.AddFile("README.txt", render.Bytes(d.readme, nil))
+	src.Root.AddFile("_errors.txt", src.Errors.View())
+	src.Root.Add("a", a.Root)
+	src.Root.Add("b", b.Root)
+	dir := src.Root.AddDir("diff")
+	report := src.Errors.Reporter
+	dir.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, report("diff/procedures.csv")))
+	dir.AddFile("contexts.csv", render.Bytes(d.contextsCSV, report("diff/contexts.csv")))
+	dir.Add("flame", vfs.Lazy(d.flameEntries))
+	deltaProfile := NewProfile(func() (*Tree, error) {
+		if err := d.load(); err != nil {
+			return nil, err
+		}
+		return d.delta, nil
+	}, "diff", []string{"hpcfs: " + b.Path + " minus " + a.Path}, report)
+	for _, e := range deltaProfile.Entries() {
+		if e.Name == "profile.pb.gz" {
+			dir.Add(e.Name, e.Node)
+		}
+	}
+	return src, nil
+}
+
+func readProfile(s *vfs.Source) (*profile.Profile, error) {
+	b, err := fs.ReadFile(s.FS(), "profile.pb.gz")
+	if err != nil {
+		return nil, err
+	}
+	return profile.Parse(bytes.NewReader(b))
+}
+
+// load reads both profiles and builds the trees, once.
+func (d *diff) load() error {
+	d.once.Do(func() {
+		pa, err := readProfile(d.a)
+		if err != nil {
+			d.err = fmt.Errorf("%s: %w", d.a.Path, err)
+			return
+		}
+		pb, err := readProfile(d.b)
+		if err != nil {
+			d.err = fmt.Errorf("%s: %w", d.b.Path, err)
+			return
+		}
+		// the sample types of A that B has too, by name
+		var ia, ib []int
+		for i, st := range pa.SampleType {
+			for j, sb := range pb.SampleType {
+				if st.Type == sb.Type {
+					ia, ib = append(ia, i), append(ib, j)
+					d.metrics = append(d.metrics, Metric{Name: st.Type, Unit: st.Unit})
+					break
+				}
+			}
+		}
+		if len(d.metrics) == 0 {
+			d.err = errors.New("the two profiles have no metric in common")
+			return
+		}
+		nm := len(d.metrics)
+		d.both = NewTree(append(append([]Metric(nil), d.metrics...), d.metrics...))
+		d.delta = NewTree(d.metrics)
+		add := func(p *profile.Profile, idx []int, off int, sign int64) {
+			var path []Frame
+			for _, s := range p.Sample {
+				path = path[:0]
+				for i := len(s.Location) - 1; i >= 0; i-- {
+					loc := s.Location[i]
+					module := ""
+					if loc.Mapping != nil {
+						module = loc.Mapping.File
+					}
+					for j := len(loc.Line) - 1; j >= 0; j-- {
+						f := Frame{Module: module}
+						if fn := loc.Line[j].Function; fn != nil {
+							f.Name, f.File = fn.Name, fn.Filename
+						}
+						path = append(path, f)
+					}
+					if len(loc.Line) == 0 {
+						path = append(path, Frame{Name: "0x" + strconv.FormatUint(loc.Address, 16), Module: module, Addr: loc.Address})
+					}
+				}
+				nb, nd := Root, Root
+				for _, f := range path {
+					nb, nd = d.both.Child(nb, f), d.delta.Child(nd, f)
+				}
+				for k, i := range idx {
+					d.both.Add(nb, off+k, s.Value[i])
+					d.delta.Add(nd, k, sign*s.Value[i])
+				}
+			}
+		}
+		add(pa, ia, 0, -1)
+		add(pb, ib, nm, 1)
+		d.both.Done()
+	})
+	return d.err
+}
+
+// appendDelta appends ",a,b,b_minus_a,b_over_a" (b_over_a empty when a is 0).
+func appendDelta(dst []byte, a, b int64) []byte {
+	dst = append(dst, ',')
+	dst = strconv.AppendInt(dst, a, 10)
+	dst = append(dst, ',')
+	dst = strconv.AppendInt(dst, b, 10)
+	dst = append(dst, ',')
+	dst = strconv.AppendInt(dst, b-a, 10)
+	dst = append(dst, ',')
+	if a != 0 {
+		dst = render.AppendFloat(dst, float64(b)/float64(a))
+	}
+	return dst
+}
+
+const deltaColumns = "metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,b_exc,b_minus_a_exc,b_over_a_exc\n"
+
+// proceduresCSV: per procedure and metric its inclusive and exclusive
+// values in each run (as bottom-up.csv's depth-0 rows) and their change;
+// procedures by decreasing size of the first metric's inclusive change.
+func (d *diff) proceduresCSV() ([]byte, error) {
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	nm := len(d.metrics)
+	bu := newBottomUp(d.both)
+	var procs []int32
+	for x := range bu.label {
+		if bu.level[x] == 0 {
+			procs = append(procs, int32(x))
+		}
+	}
+	v := func(x int32, k int, exc bool) int64 {
+		i := 2 * k
+		if exc {
+			i++
+		}
+		return bu.vals[int(x)*4*nm+i]
+	}
+	change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
+	slices.SortFunc(procs, func(x, y int32) int {
+		ax, ay := abs(change(x)), abs(change(y))
+		if ax != ay {
+			if ax > ay {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(bu.name(x), bu.name(y))
+	})
+	b := []byte("function," + deltaColumns)
+	for _, x := range procs {
+		for k, m := range d.metrics {
+			b = render.AppendCSVField(b, bu.name(x))
+			b = append(b, ',')
+			b = render.AppendCSVField(b, m.Name)
+			b = appendDelta(b, v(x, k, false), v(x, nm+k, false))
+			b = appendDelta(b, v(x, k, true), v(x, nm+k, true))
+			b = append(b, '\n')
+		}
+	}
+	return b, nil
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// contextsCSV: per calling context (folded path, in preorder) and metric
+// the values of both runs and their change.
+func (d *diff) contextsCSV() ([]byte, error) {
+	if err := d.load(); err != nil {
+		return nil, err
+	}
+	t, nm := d.both, len(d.metrics)
+	inc := make([][]int64, 2*nm)
+	for k := range inc {
+		inc[k] = t.inclusive(k)
+	}
+	b := []byte("path,depth," + deltaColumns)
+	var scratch []int32
+	for _, x := range t.order[1:] {
+		for k, m := range d.metrics {
+			b = render.AppendCSVField(b, string(t.appendStack(nil, x, ';', &scratch)))
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(t.depth[x]), 10)
+			b = append(b, ',')
+			b = render.AppendCSVField(b, m.Name)
+			b = appendDelta(b, inc[k][x], inc[nm+k][x])
+			b = appendDelta(b, t.self(x, k), t.self(x, nm+k))
+			b = append(b, '\n')
+		}
+	}
+	return b, nil
+}
+
+// flameEntries are diff/flame/<metric>.folded (Brendan Gregg's
+// differential folded stacks, "stack a b", as difffolded.pl writes them)
+// and <metric>.svg (B's flame graph coloured by the change).
+func (d *diff) flameEntries() []vfs.Entry {
+	if d.load() != nil {
+		return nil
+	}
+	names := make([]string, len(d.metrics))
+	for i, m := range d.metrics {
+		names[i] = m.Name
+	}
+	var out []vfs.Entry
+	for k, name := range vfs.UniqueNames(names) {
+		out = append(out,
+			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.folded(k), nil }, nil))},
+			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) { return d.svg(k), nil }), nil))})
+	}
+	return out
+}
+
+func (d *diff) folded(k int) []byte {
+	t, nm := d.both, len(d.metrics)
+	var b []byte
+	var scratch []int32
+	for _, x := range t.order[1:] {
+		va, vb := t.self(x, k), t.self(x, nm+k)
+		if va == 0 && vb == 0 {
+			continue
+		}
+		b = t.appendStack(b, x, ';', &scratch)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, va, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, vb, 10)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// svg draws run B's flame graph; a frame whose inclusive value grew is
+// red, one that shrank blue, the deeper the larger the change relative
+// to the largest change of any frame (white: unchanged), as
+// flamegraph.pl draws differential folded stacks.
+func (d *diff) svg(k int) []byte {
+	t, nm := d.both, len(d.metrics)
+	ia, ib := t.inclusive(k), t.inclusive(nm+k)
+	var most int64
+	for x := range ia {
+		most = max(most, abs(ib[x]-ia[x]))
+	}
+	fill := func(x int32) string {
+		delta := ib[x] - ia[x]
+		if most == 0 || delta == 0 {
+			return "rgb(255,255,255)"
+		}
+		c := strconv.Itoa(int(math.Round(210 * (1 - float64(abs(delta))/float64(most)))))
+		if delta > 0 {
+			return "rgb(255," + c + "," + c + ")"
+		}
+		return "rgb(" + c + "," + c + ",255)"
+	}
+	title := d.metrics[k].Name + " (" + d.metrics[k].Unit + "): " + d.b.Path + " against " + d.a.Path +
+		" (red: grew, blue: shrank)"
+	return svgDraw(t, nm+k, title, fill)
+}
+
+// readme is the root README.txt of a diff mount.
+func (d *diff) readme() ([]byte, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hpcfs: the difference of two %s sources\n\n", d.a.Format)
+	fmt.Fprintf(&b, "a  %s (%s)\nb  %s (%s)\n\n", d.a.Path, d.a.Version, d.b.Path, d.b.Version)
+	b.WriteString(DiffReadme())
+	return []byte(b.String()), nil
+}
+
+// DiffReadme describes the tree of a diff mount.
+func DiffReadme() string {
+	return `Files
+  README.txt           this text
+  _errors.txt          problems of the comparison (each run's own are in a/ and b/)
+  a/, b/               the two sources, each as hpcfs mounts it alone (README.txt inside)
+  diff/                run b against run a, from the profile.pb.gz at the root of each:
+                       contexts are matched by their stack of frame names (flame/'s), so
+                       a context found in one run only has 0 in the other
+    procedures.csv     function,metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,
+                       b_exc,b_minus_a_exc,b_over_a_exc: per procedure and metric, its
+                       values in each run as bottom-up.csv counts them, the change and the
+                       ratio (empty when a is 0); largest inclusive change of the first
+                       metric first
+    contexts.csv       path,depth,metric, then the same columns: per calling context
+                       (path root;...;leaf, in preorder) and metric
+    flame/<metric>.folded  differential folded stacks "root;...;leaf A B" (exclusive
+                       values of each run, as difffolded.pl writes them: flamegraph.pl
+                       draws them red/blue)
+    flame/<metric>.svg     run b's flame graph, each frame red when its inclusive value grew,
+                       blue when it shrank (the deeper, the larger the change), white when
+                       unchanged
+    profile.pb.gz      pprof profile of b minus a: go tool pprof -top shows the net total
+                       and the flat and cum values of
+                       go tool pprof -top -diff_base=a/profile.pb.gz b/profile.pb.gz
+                       (whose percentages divide by the sum of both runs instead)
+`
+}
