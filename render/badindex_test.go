@@ -48,10 +48,8 @@ func TestBadIndexRebuilt(t *testing.T) {
 			}
 			t.Run(label, func(t *testing.T) {
 				dir := t.TempDir()
-				SetIndexDir(dir)
-				defer SetIndexDir("")
 				first := &codecLines{lines{n: n, failAt: -1}}
-				if size, err := IndexedStream(first, "test/bad", nil).Size(); err != nil || size != int64(len(want)) {
+				if size, err := indexedView(first, dir, "test/bad", nil).Size(); err != nil || size != int64(len(want)) {
 					t.Fatalf("first Size = %d, %v", size, err)
 				}
 				files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
@@ -68,7 +66,7 @@ func TestBadIndexRebuilt(t *testing.T) {
 
 				var mu sync.Mutex
 				var reported []string
-				v := IndexedStream(&codecLines{lines{n: n, failAt: -1}}, "test/bad", func(err error) {
+				v := indexedView(&codecLines{lines{n: n, failAt: -1}}, dir, "test/bad", func(err error) {
 					mu.Lock()
 					reported = append(reported, err.Error())
 					mu.Unlock()
@@ -94,7 +92,7 @@ func TestBadIndexRebuilt(t *testing.T) {
 				}
 				// The rebuilt index is good: a third view loads it quietly.
 				third := &codecLines{lines{n: n, failAt: -1}}
-				v3 := IndexedStream(third, "test/bad", func(err error) { t.Errorf("third view: %v", err) })
+				v3 := indexedView(third, dir, "test/bad", func(err error) { t.Errorf("third view: %v", err) })
 				if size, err := v3.Size(); err != nil || size != int64(len(want)) {
 					t.Fatalf("third Size = %d, %v", size, err)
 				}

@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -20,17 +19,6 @@ type StateCodec interface {
 	EncodeState(state any) []byte
 	DecodeState(b []byte) (any, error)
 }
-
-// indexDir is where indexes are kept; "" (the default) disables them.
-var indexDir atomic.Pointer[string]
-
-func init() {
-	none := ""
-	indexDir.Store(&none)
-}
-
-// SetIndexDir sets where view indexes are kept; "" disables them.
-func SetIndexDir(dir string) { indexDir.Store(&dir) }
 
 // DefaultIndexDir is the per-user cache directory for indexes.
 func DefaultIndexDir() string {
@@ -86,8 +74,7 @@ func IndexKey(format, view string, files ...string) string {
 	return format + "/" + view + "/" + hex.EncodeToString(h.Sum(nil))
 }
 
-func indexPath(key string) string {
-	dir := *indexDir.Load()
+func indexPath(dir, key string) string {
 	if dir == "" || key == "" || buildKey == "" {
 		return ""
 	}

@@ -65,9 +65,11 @@ func IsDataError(err error) bool {
 		errors.Is(err, decode.ErrUnsupportedVersion) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-// ErrChanged is returned when a view renders differently than it was sized,
-// which only happens when its input changed under the mount.
-var ErrChanged = errors.New("source changed since the view was sized")
+// ErrChanged is wrapped by the error of every read of a view whose input
+// changed under the mount (vfs checks the identity of the input files; a
+// view that renders differently than it was sized finds it too); servers
+// answer EIO.
+var ErrChanged = errors.New("input changed under the mount")
 
 const (
 	checkpointEvery   = 64 << 10 // output bytes between two checkpoints
@@ -89,16 +91,19 @@ type checkpoint struct {
 // Afterwards a read renders at most the ~1 MiB segment around it, from the
 // nearest checkpoint, and segments are cached under a global byte budget.
 // onDataError, when not nil, receives the malformed-input error that ended
-// the view, once.
+// the view, once; when nil, the tree's Binding gives it.
+//
+// The view is a Binder: when gen is a StateCodec and the tree binds the
+// view with an index key and directory, a view sized before (by any
+// mount) reads its size and checkpoints back instead of measuring them.
+// Views that ended on a data error are not indexed, so the error is
+// reported again on the next mount.
 func Stream(gen Generator, onDataError func(error)) View {
 	return &stream{gen: gen, onDataError: onDataError}
 }
 
-// IndexedStream is Stream with an on-disk index: when gen is a StateCodec
-// and key (which must identify the input and the view, see IndexKey) was
-// sized before, the size and checkpoints are read back instead of
-// measured. Views that ended on a data error are not indexed, so the error
-// is reported again on the next mount.
+// IndexedStream is Stream with a key of its own (see IndexKey) that the
+// tree's Binding does not replace.
 func IndexedStream(gen Generator, key string, onDataError func(error)) View {
 	return &stream{gen: gen, onDataError: onDataError, key: key}
 }
@@ -107,6 +112,7 @@ type stream struct {
 	gen         Generator
 	onDataError func(error)
 	key         string // on-disk index key; "" for none
+	indexDir    string // from the Binding; "" keeps no index
 
 	mu           sync.Mutex
 	sizing       chan struct{} // closed when the sizing pass ends
@@ -126,6 +132,23 @@ type layout struct {
 
 func newLayout(size int64, cps []checkpoint, err error) *layout {
 	return &layout{size: size, cps: cps, segs: segmentStarts(cps), err: err}
+}
+
+// Bind takes the index directory, and the key and error report the view
+// was not given, from the tree. It has no effect once sizing started.
+func (s *stream) Bind(b Binding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lay.Load() != nil || s.sizing != nil {
+		return
+	}
+	s.indexDir = b.Options.IndexDir
+	if s.key == "" {
+		s.key = b.Key
+	}
+	if s.onDataError == nil {
+		s.onDataError = b.Report
+	}
 }
 
 func (s *stream) Size() (int64, error) {
@@ -166,7 +189,7 @@ func (s *stream) ensureSized() (*layout, error) {
 
 func (s *stream) measureOrLoad() *layout {
 	codec, ok := s.gen.(StateCodec)
-	path := indexPath(s.key)
+	path := indexPath(s.indexDir, s.key)
 	if !ok || path == "" {
 		size, cps, err, _ := s.measure()
 		return newLayout(size, cps, err)

@@ -164,17 +164,25 @@ func (g *codecLines) DecodeState(b []byte) (any, error) {
 	return n, err
 }
 
+// indexedView is the Stream of gen bound to the index in dir under key,
+// reporting data errors to report.
+func indexedView(gen Generator, dir, key string, report func(error)) View {
+	v := Stream(gen, nil)
+	v.(Binder).Bind(Binding{Options: Options{IndexDir: dir}, Key: key, Report: report})
+	return v
+}
+
 func TestIndexedStreamReusesSizing(t *testing.T) {
-	SetIndexDir(t.TempDir())
-	defer SetIndexDir("")
+	dir := t.TempDir()
+	indexed := func(gen Generator, key string) View { return indexedView(gen, dir, key, nil) }
 	want := reference(300000)
 	first := &codecLines{lines{n: 300000, failAt: -1}}
-	v1 := IndexedStream(first, "test/lines", nil)
+	v1 := indexed(first, "test/lines")
 	if size, err := v1.Size(); err != nil || size != int64(len(want)) {
 		t.Fatalf("first Size = %d, %v", size, err)
 	}
 	second := &codecLines{lines{n: 300000, failAt: -1}}
-	v2 := IndexedStream(second, "test/lines", nil)
+	v2 := indexed(second, "test/lines")
 	if size, err := v2.Size(); err != nil || size != int64(len(want)) {
 		t.Fatalf("second Size = %d, %v", size, err)
 	}
@@ -187,7 +195,7 @@ func TestIndexedStreamReusesSizing(t *testing.T) {
 		t.Fatalf("read through loaded checkpoints differs: %v", err)
 	}
 	other := &codecLines{lines{n: 300000, failAt: -1}}
-	IndexedStream(other, "test/other", nil).Size()
+	indexed(other, "test/other").Size()
 	if other.starts == 0 {
 		t.Fatal("a different key reused the index")
 	}

@@ -66,6 +66,10 @@ func main() {
 	}
 }
 
+// viewOptions are the flags' settings for the views of the source opened
+// (openSource gives them to it).
+var viewOptions render.Options
+
 func newRootCommand() *cobra.Command {
 	var level, indexDir, cpuProfile string
 	var windowLimit int64
@@ -85,8 +89,7 @@ func newRootCommand() *cobra.Command {
 				return usageErr(err)
 			}
 			log.SetLevel(lv)
-			render.SetIndexDir(indexDir)
-			interchange.SetWindowLimit(windowLimit)
+			viewOptions = render.Options{IndexDir: indexDir, WindowLimit: max(windowLimit, 1)}
 			symbols.SetSearchDirs(append(symbolDirs, symbols.EnvDirs()...))
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)

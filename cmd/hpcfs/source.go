@@ -27,6 +27,9 @@ func openSource(path string) (src *vfs.Source, cleanup func(), err error) {
 		}
 	}
 	src, err = formats.Open(path)
+	if err == nil {
+		src.Options = viewOptions
+	}
 	if err != nil {
 		cleanup()
 		if errors.Is(err, fs.ErrPermission) {

@@ -12,7 +12,6 @@ import (
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
-	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 )
@@ -208,8 +207,7 @@ func TestMounted(t *testing.T) {
 // TestIndexedLines sizes lines.csv on one open with an index directory,
 // then reads it through a second open that loads the index: same bytes.
 func TestIndexedLines(t *testing.T) {
-	render.SetIndexDir(t.TempDir())
-	defer render.SetIndexDir("")
+	index := t.TempDir()
 	b := gen.Bytes(gen.Config{Seed: 9, Functions: 40, Records: 300, Instr: true, Inline: true, Events: 2})
 	path := filepath.Join(t.TempDir(), "callgrind.out.idx")
 	os.WriteFile(path, b, 0o644)
@@ -219,6 +217,7 @@ func TestIndexedLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		src.Options.IndexDir = index
 		got := testdata.ReadFS(t, src.FS(), "lines.csv")
 		if round == 0 {
 			want = got

@@ -95,6 +95,11 @@ func write(t testing.TB, dir, name string, b []byte) string {
 }
 
 func mount(t testing.TB, path string) (*vfs.Source, *vfs.FS) {
+	return mountWith(t, path, render.Options{})
+}
+
+// mountWith is mount with views bound to opts.
+func mountWith(t testing.TB, path string, opts render.Options) (*vfs.Source, *vfs.FS) {
 	t.Helper()
 	if _, ok := Detect(path); !ok {
 		t.Fatalf("Detect(%s) failed", path)
@@ -103,6 +108,7 @@ func mount(t testing.TB, path string) (*vfs.Source, *vfs.FS) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.Options = opts
 	t.Cleanup(func() { src.Close() })
 	return src, vfs.NewFS(src.Root, time.Unix(1700000000, 0))
 }
@@ -447,8 +453,6 @@ func TestMounted(t *testing.T) {
 
 func TestIndexedSecondMount(t *testing.T) {
 	index := t.TempDir()
-	render.SetIndexDir(index)
-	defer render.SetIndexDir("")
 	old := bandRows
 	bandRows = 500
 	defer func() { bandRows = old }()
@@ -457,7 +461,7 @@ func TestIndexedSecondMount(t *testing.T) {
 	total := modelTotal(p)
 	want := map[string]string{"p/samples.csv": wantCSV(p.Expected(), total), "p/top.csv": wantTop(p.Expected(), total), "p/samples.txt": wantTxt(p, "synthetic", 8388608)}
 	for round := 0; round < 2; round++ {
-		_, fsys := mount(t, path)
+		_, fsys := mountWith(t, path, render.Options{IndexDir: index})
 		for name, w := range want {
 			f, err := fsys.Open(name)
 			if err != nil {

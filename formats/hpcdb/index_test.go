@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
-	"github.com/hpcfs/hpcfs/render"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -18,8 +17,6 @@ import (
 // is parsed, and renders the same bytes from the loaded checkpoints.
 func TestIndexAcrossOpens(t *testing.T) {
 	idx := t.TempDir()
-	render.SetIndexDir(idx)
-	defer render.SetIndexDir("")
 	dir := t.TempDir()
 	if _, err := gen.Write(dir, gen.Config{Threads: 2, Contexts: 3000, Metrics: 2, Samples: 20000, Seed: 9}); err != nil {
 		t.Fatal(err)
@@ -30,6 +27,7 @@ func TestIndexAcrossOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.Options.IndexDir = idx
 	for _, v := range views {
 		if first[v], err = fs.ReadFile(src.FS(), v); err != nil {
 			t.Fatal(err)
@@ -62,6 +60,7 @@ func TestIndexAcrossOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.Options.IndexDir = idx
 	defer src.Close()
 	hide := xml + ".hidden"
 	if err := os.Rename(xml, hide); err != nil {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcrun"
 )
@@ -16,8 +15,6 @@ import (
 // on-disk index; reads anywhere give the same bytes as the first mount.
 func TestIndexedSecondMount(t *testing.T) {
 	index := t.TempDir()
-	render.SetIndexDir(index)
-	defer render.SetIndexDir("")
 	dir := t.TempDir()
 	p := gen.Random(gen.Options{Seed: 8, Layout: dec.LayoutC, Epochs: 2, Nodes: 20000, Metrics: 3, Lush: true})
 	writeFile(t, filepath.Join(dir, "p.hpcrun"), p)
@@ -27,7 +24,9 @@ func TestIndexedSecondMount(t *testing.T) {
 	views := []string{"cct.csv", "cct.txt", "hpcproftt.txt", "trace.csv", "trace.txt"}
 	want := map[string][]byte{}
 	for round := 0; round < 2; round++ {
-		fsys := open(t, filepath.Join(dir, "p.hpcrun")).FS()
+		src := open(t, filepath.Join(dir, "p.hpcrun"))
+		src.Options.IndexDir = index
+		fsys := src.FS()
 		for _, v := range views {
 			name := "p/" + v
 			if round == 0 {

@@ -357,9 +357,7 @@ func TestDamagedV3Streams(t *testing.T) {
 // stream's previous clock, for the delta form) from the on-disk index;
 // reads anywhere give the same bytes as the first open.
 func TestIndexed1x(t *testing.T) {
-	index := t.TempDir()
-	render.SetIndexDir(index)
-	defer render.SetIndexDir("")
+	opts := render.Options{IndexDir: t.TempDir()}
 	for _, layout := range []gen.Layout{gen.LayoutObs, gen.LayoutV3} {
 		dir, _, err := gen.WriteLargeAs(t.TempDir(), layout, 2, 30_000)
 		if err != nil {
@@ -368,7 +366,7 @@ func TestIndexed1x(t *testing.T) {
 		views := []string{"events.txt", "loom.bignode/proc.1000/thread.1001/events.txt", "loom.bignode/proc.1000/thread.1001/events.csv"}
 		want := map[string][]byte{}
 		for round := 0; round < 2; round++ {
-			fsys := open(t, dir).FS()
+			fsys := openWith(t, dir, opts).FS()
 			for _, v := range views {
 				if round == 0 {
 					want[v] = testdata.ReadFS(t, fsys, v)
@@ -391,7 +389,7 @@ func TestIndexed1x(t *testing.T) {
 			}
 		}
 	}
-	if files, _ := filepath.Glob(filepath.Join(index, "*.idx")); len(files) == 0 {
+	if files, _ := filepath.Glob(filepath.Join(opts.IndexDir, "*.idx")); len(files) == 0 {
 		t.Fatal("no index files written")
 	}
 }

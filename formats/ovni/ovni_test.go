@@ -15,6 +15,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 	"github.com/hpcfs/hpcfs/testdata/ovnidump"
@@ -22,12 +23,16 @@ import (
 
 var corpusCases = []string{"v1-basic-mix", "v1-two-procs"}
 
-func open(t *testing.T, dir string) *vfs.Source {
+func open(t *testing.T, dir string) *vfs.Source { return openWith(t, dir, render.Options{}) }
+
+// openWith opens dir for views bound to opts.
+func openWith(t *testing.T, dir string, opts render.Options) *vfs.Source {
 	t.Helper()
 	src, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	src.Options = opts
 	t.Cleanup(func() { src.Close() })
 	return src
 }

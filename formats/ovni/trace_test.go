@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/render"
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 	"github.com/hpcfs/hpcfs/testdata/ovnidump"
@@ -180,9 +179,8 @@ func writeNested(t *testing.T) (dir string, wantX, wantI int) {
 // index equals the whole rendering.
 func TestTraceDeepNesting(t *testing.T) {
 	dir, wantX, wantI := writeNested(t)
-	render.SetIndexDir(t.TempDir())
-	t.Cleanup(func() { render.SetIndexDir("") })
-	full := testdata.ReadFS(t, open(t, dir).FS(), "trace.json")
+	opts := render.Options{IndexDir: t.TempDir()}
+	full := testdata.ReadFS(t, openWith(t, dir, opts).FS(), "trace.json")
 	var doc chromeDoc
 	if err := json.Unmarshal(full, &doc); err != nil {
 		t.Fatal(err)
@@ -202,7 +200,7 @@ func TestTraceDeepNesting(t *testing.T) {
 	if !bytes.Contains(full, []byte(`"note":"open at the end of the thread"`)) {
 		t.Error("no burst open at the end")
 	}
-	f, err := open(t, dir).FS().Open("trace.json")
+	f, err := openWith(t, dir, opts).FS().Open("trace.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +226,9 @@ func TestTraceDeepNesting(t *testing.T) {
 // rendering.
 func TestTraceWindowsNested(t *testing.T) {
 	dir, _, _ := writeNested(t)
-	render.SetIndexDir(t.TempDir())
-	t.Cleanup(func() { render.SetIndexDir("") })
-	full := testdata.ReadFS(t, open(t, dir).FS(), "trace.json")
-	interchange.SetWindowLimit(int64(len(full)) / 5)
-	t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
+	opts := render.Options{IndexDir: t.TempDir()}
+	full := testdata.ReadFS(t, openWith(t, dir, opts).FS(), "trace.json")
+	opts.WindowLimit = int64(len(full)) / 5
 	stats := func(b []byte) (dur int64, x, instant int) {
 		var doc chromeDoc
 		if err := json.Unmarshal(b, &doc); err != nil {
@@ -250,7 +246,7 @@ func TestTraceWindowsNested(t *testing.T) {
 		return
 	}
 	wantDur, wantX, wantI := stats(full)
-	fsys, again := open(t, dir).FS(), open(t, dir).FS()
+	fsys, again := openWith(t, dir, opts).FS(), openWith(t, dir, opts).FS()
 	wins, err := fs.Glob(fsys, "trace/window-*.json")
 	if err != nil || len(wins) < 5 {
 		t.Fatalf("%d windows: %v", len(wins), err)

@@ -18,7 +18,13 @@ type FS struct {
 }
 
 // NewFS returns an FS rooted at root whose entries all report modTime.
-func NewFS(root *Dir, modTime time.Time) *FS { return &FS{root, modTime} }
+// When root is a source's root, the source is bound first (Source.FS).
+func NewFS(root *Dir, modTime time.Time) *FS {
+	if root.src != nil {
+		root.src.bind()
+	}
+	return &FS{root, modTime}
+}
 
 // Root returns the root directory.
 func (f *FS) Root() *Dir { return f.root }
@@ -62,7 +68,7 @@ func (f *FS) lookupInputs(op, name string) (Node, *Inputs, error) {
 }
 
 // Open opens the named file or directory. A file whose source changed
-// since it was opened fails with ErrInputChanged, here and on every read.
+// since it was opened fails with render.ErrChanged, here and on every read.
 func (f *FS) Open(name string) (fs.File, error) {
 	n, inputs, err := f.lookupInputs("open", name)
 	if err != nil {

@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,11 +10,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// ErrInputChanged is wrapped by the error of every read of a view whose
-// source changed under the mount; servers answer EIO.
-var ErrInputChanged = errors.New("input changed under the mount")
+	"github.com/hpcfs/hpcfs/render"
+)
 
 // maxInputs bounds the files of one source whose identity is kept.
 const maxInputs = 20000
@@ -92,6 +92,18 @@ func NewInputs(path string) *Inputs {
 	return in
 }
 
+// digest is a digest of the recorded identities ("" when none).
+func (in *Inputs) digest() string {
+	if len(in.files) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, f := range in.files {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%d\x00", f.path, f.dev, f.ino, f.size, f.mtime.Nano(), f.ctime.Nano())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // Watch makes in the inputs of every view of s: a view whose input
 // changed fails to open and to read, and the change is reported in s's
 // _errors.txt.
@@ -100,7 +112,7 @@ func (s *Source) Watch(in *Inputs) {
 	s.Root.inputs = in
 }
 
-// Check reports ErrInputChanged, naming the file, once any input differs
+// Check reports render.ErrChanged, naming the file, once any input differs
 // from what was recorded: truncated or grown, rewritten (modification or
 // change time), replaced (device or inode) or deleted.
 func (in *Inputs) Check() error { return in.check(strictRecheck) }
@@ -156,7 +168,7 @@ func (in *Inputs) fail(path, what string) error {
 	if in.changed != nil {
 		return in.changed
 	}
-	in.changed = fmt.Errorf("%s: %w (%s)", path, ErrInputChanged, what)
+	in.changed = fmt.Errorf("%s: %w (%s)", path, render.ErrChanged, what)
 	in.errs.Report(rel, fmt.Errorf("changed under the mount: %s; the views of this source now fail with EIO; remount to read the new version", what))
 	return in.changed
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 func TestInputsCheck(t *testing.T) {
@@ -68,7 +70,7 @@ func TestInputsCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			err := in.Check()
-			if !errors.Is(err, ErrInputChanged) || !strings.Contains(err.Error(), p) {
+			if !errors.Is(err, render.ErrChanged) || !strings.Contains(err.Error(), p) {
 				t.Fatalf("after %s: %v", name, err)
 			}
 			if err2 := in.Check(); err2 != err {
@@ -112,7 +114,7 @@ func TestManyInputsRecheck(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "f7"))
 	time.Sleep(2 * readRecheck)
-	if err := in.checkRead(); !errors.Is(err, ErrInputChanged) {
+	if err := in.checkRead(); !errors.Is(err, render.ErrChanged) {
 		t.Fatalf("read check %v after a deletion", err)
 	}
 }

@@ -40,13 +40,23 @@ type Source struct {
 	Errors  *Errors
 	Info    []Field   // counts and facts for `hpcfs info`
 	ModTime time.Time // reported by every entry of the tree
+	// Options are the mount's settings; set them before FS, which binds
+	// them to every view.
+	Options render.Options
 	closers []io.Closer
+
+	bindOnce sync.Once
+	found    *Inputs // the input files when the source was made
+	idOnce   sync.Once
+	id       string // identity of the input files (see identity)
 }
 
 // NewSource returns a Source whose root already holds _errors.txt and
 // raw/ (the original files of path, byte for byte).
 func NewSource(format, version, path string) *Source {
 	s := &Source{Format: format, Version: version, Path: path, Root: NewDir(), Errors: NewErrors()}
+	s.Root.src = s
+	s.found = NewInputs(path)
 	s.ModTime = time.Now()
 	if fi, err := os.Stat(path); err == nil {
 		s.ModTime = fi.ModTime()
@@ -75,7 +85,8 @@ func (s *Source) Close() error {
 	return first
 }
 
-// FS returns the source's tree as an io/fs.FS.
+// FS returns the source's tree as an io/fs.FS, bound to the source's
+// Options (see bind).
 func (s *Source) FS() *FS { return NewFS(s.Root, s.ModTime) }
 
 // Errors collects the decode problems found so far, one line each, as the

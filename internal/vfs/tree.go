@@ -34,10 +34,13 @@ type Dir struct {
 	mu      sync.Mutex
 	entries []Entry // sorted by name once listed
 	sorted  bool
-	lazy    func() []Entry
+	lazy    func(render.Options) []Entry
 
 	indexed *indexed
 	inputs  *Inputs // checked before the views below are served; nil for none
+
+	src *Source // the source whose root this is; nil for other directories
+	at  *place  // where the directory sits once the tree is bound; nil before
 }
 
 func (*Dir) isNode() {}
@@ -46,7 +49,12 @@ func (*Dir) isNode() {}
 func NewDir() *Dir { return &Dir{} }
 
 // Lazy returns a directory whose entries fn produces on first use.
-func Lazy(fn func() []Entry) *Dir { return &Dir{lazy: fn} }
+func Lazy(fn func() []Entry) *Dir {
+	return &Dir{lazy: func(render.Options) []Entry { return fn() }}
+}
+
+// LazyOptions is Lazy for entries that depend on the mount's options.
+func LazyOptions(fn func(render.Options) []Entry) *Dir { return &Dir{lazy: fn} }
 
 // Add adds a child. Names must be unique; Add is for building a tree
 // before it is served.
@@ -54,7 +62,9 @@ func (d *Dir) Add(name string, n Node) {
 	d.mu.Lock()
 	d.entries = append(d.entries, Entry{name, n})
 	d.sorted = false
+	at := d.at
 	d.mu.Unlock()
+	at.bind(n, name)
 }
 
 // AddFile adds a file serving v.
@@ -94,7 +104,8 @@ type memoEntry struct {
 	node Node
 }
 
-func (x *indexed) get(i int) Node {
+func (d *Dir) get(i int) Node {
+	x := d.indexed
 	x.mu.Lock()
 	if e, ok := x.memo[i]; ok {
 		x.order.MoveToFront(e)
@@ -103,6 +114,10 @@ func (x *indexed) get(i int) Node {
 	}
 	x.mu.Unlock()
 	n := x.node(i)
+	d.mu.Lock()
+	at := d.at
+	d.mu.Unlock()
+	at.bind(n, x.name(i))
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if e, ok := x.memo[i]; ok {
@@ -121,9 +136,17 @@ func (d *Dir) list() []Entry {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.lazy != nil {
-		d.entries = append(d.entries, d.lazy()...)
+		var opts render.Options
+		if d.at != nil {
+			opts = d.at.src.Options
+		}
+		made := d.lazy(opts)
+		d.entries = append(d.entries, made...)
 		d.lazy = nil
 		d.sorted = false
+		for _, e := range made {
+			d.at.bind(e.Node, e.Name)
+		}
 	}
 	if !d.sorted {
 		slices.SortFunc(d.entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
@@ -180,7 +203,7 @@ func (d *Dir) nameAt(i int) string {
 // At returns the i-th entry in name order.
 func (d *Dir) At(i int) Entry {
 	if x := d.indexed; x != nil {
-		return Entry{x.name(i), x.get(i)}
+		return Entry{x.name(i), d.get(i)}
 	}
 	return d.list()[i]
 }
@@ -198,7 +221,7 @@ func (d *Dir) Lookup(name string) Node {
 			}
 		}
 		if lo < x.n && x.name(lo) == name {
-			return x.get(lo)
+			return d.get(lo)
 		}
 		return nil
 	}

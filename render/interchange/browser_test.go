@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
@@ -93,11 +92,11 @@ func TestSpeedscopeImports(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	for i, v := range views {
+		src := open(t, v.source)
 		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			interchange.SetWindowLimit(8000)
+			src.Options.WindowLimit = 8000
 		}
-		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
-		interchange.SetWindowLimit(interchange.DefaultWindowLimit)
+		b, err := fs.ReadFile(src.FS(), v.file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,11 +135,11 @@ func TestFlameGraphSVGRenders(t *testing.T) {
 	tmp := t.TempDir()
 	page := "<!DOCTYPE html><html><body style=\"margin:0\">\n"
 	for i, v := range views {
+		src := open(t, v.source)
 		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			interchange.SetWindowLimit(8000)
+			src.Options.WindowLimit = 8000
 		}
-		b, err := fs.ReadFile(open(t, v.source).FS(), v.file)
-		interchange.SetWindowLimit(interchange.DefaultWindowLimit)
+		b, err := fs.ReadFile(src.FS(), v.file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -128,8 +128,9 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 }
 
 // AddTraceViews adds trace.json (every track) and trace/<track>.json (one
-// each) to dir, and when trace.json is larger than WindowLimit,
-// trace/window-<k>.json (time windows, planWindows). Tracks are asked for
+// each) to dir, and when trace.json is larger than the window limit,
+// trace/window-<k>.json (time windows, planWindows, for the mount's
+// Options.WindowLimit). Tracks are asked for
 // on first use only. key names a view in the on-disk index (render.IndexKey
 // of the trace's files), so that a second mount knows sizes and
 // checkpoints at once.
@@ -137,15 +138,15 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error),
 	all := render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json"))
 	dir.AddFile("trace.json", all)
 	dir.Add("summary", summaryDir(tr, report))
-	dir.Add("trace", vfs.Lazy(func() []vfs.Entry {
+	dir.Add("trace", vfs.LazyOptions(func(o render.Options) []vfs.Entry {
 		tracks := tr.Tracks()
 		var names []string
 		for _, t := range tracks {
 			names = append(names, t.File+".json")
 		}
 		var wins []*window
-		if size, err := all.Size(); err == nil && size > WindowLimit() {
-			wins = planWindows(tr, WindowLimit())
+		if size, err := all.Size(); err == nil && size > windowLimit(o) {
+			wins = planWindows(tr, windowLimit(o))
 		}
 		for _, w := range wins {
 			names = append(names, windowName(w.k, w.n))
@@ -206,11 +207,12 @@ func TraceReadme() string {
 chrome://tracing and speedscope):
   trace.json             every thread: one pid per process or rank, one tid per thread;
                          ts and dur in microseconds with the nanosecond digits kept
-  trace/window-<k>.json  only when trace.json is larger than ` + strconv.FormatInt(WindowLimit(), 10) + ` bytes (hpcfs
-                         --trace-window-limit): every thread in consecutive time windows of
-                         one span, the longest for which each window's events come to at
-                         most that size (a window can exceed it when the events of 1/4096
-                         of the trace's time do); "otherData" gives its start_us and end_us.
+  trace/window-<k>.json  only when trace.json is larger than the window limit (hpcfs
+                         --trace-window-limit, ` + strconv.FormatInt(DefaultWindowLimit, 10) + ` bytes unless set): every thread in
+                         consecutive time windows of one span, the longest for which each
+                         window's events come to at most that size (a window can exceed it
+                         when the events of 1/4096 of the trace's time do); "otherData"
+                         gives its start_us and end_us.
                          An X event crossing a window's edge is clipped to each window it
                          overlaps, so its parts add up to its duration in trace.json.
   trace/<thread>.json    one thread each, for traces larger than a viewer loads

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
@@ -104,9 +103,9 @@ func TestTraceWindows(t *testing.T) {
 			}
 			meta := int64(len(full) - bytes.Index(full, []byte(`{"ph":"M"`)))
 			limit := meta + 300 + (int64(len(full))-meta)/4
-			interchange.SetWindowLimit(limit)
-			t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
-			fsys := open(t, path).FS()
+			src := open(t, path)
+			src.Options.WindowLimit = limit
+			fsys := src.FS()
 			wins, _ := fs.Glob(fsys, "trace/window-*.json")
 			if len(wins) < 4 {
 				t.Fatalf("%d windows for %d bytes and a limit of %d", len(wins), len(full), limit)

@@ -74,14 +74,11 @@ func TestTraceJSONViews(t *testing.T) {
 			t.Fatalf("ReadAt(%d) differs", off)
 		}
 	}
-	render.SetIndexDir(t.TempDir())
-	t.Cleanup(func() { render.SetIndexDir("") })
-	key := render.IndexKey("test", "trace.json")
-	if key == "" {
-		key = "interchange-test/trace.json"
-	}
+	index := render.Binding{Options: render.Options{IndexDir: t.TempDir()}, Key: "interchange-test/trace.json"}
 	for range 2 { // the first measures and writes the index, the second reads it
-		if got := readAll(t, render.IndexedStream(&traceGen{tr: tr, one: -1}, key, nil)); !bytes.Equal(got, full) {
+		v := render.Stream(&traceGen{tr: tr, one: -1}, nil)
+		v.(render.Binder).Bind(index)
+		if got := readAll(t, v); !bytes.Equal(got, full) {
 			t.Fatal("indexed trace.json differs")
 		}
 	}

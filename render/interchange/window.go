@@ -4,7 +4,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -14,17 +13,15 @@ import (
 // down well before its ~2 GB limit.
 const DefaultWindowLimit = 256 << 20
 
-var windowLimit atomic.Int64
-
-func init() { windowLimit.Store(DefaultWindowLimit) }
-
-// SetWindowLimit sets the size above which trace.json is split into time
-// windows, and that each window aims to stay below (hpcfs
-// --trace-window-limit; tests set small ones).
-func SetWindowLimit(n int64) { windowLimit.Store(max(n, 1)) }
-
-// WindowLimit is the limit SetWindowLimit set.
-func WindowLimit() int64 { return windowLimit.Load() }
+// windowLimit is the size above which trace.json is split into time
+// windows, and that each window aims to stay below: the mount's
+// Options.WindowLimit (hpcfs --trace-window-limit), or the default.
+func windowLimit(o render.Options) int64 {
+	if o.WindowLimit > 0 {
+		return o.WindowLimit
+	}
+	return DefaultWindowLimit
+}
 
 // windowBuckets is the resolution of the sizing histogram: windows are
 // made of whole buckets, 1/windowBuckets of the trace's span each.

@@ -17,7 +17,6 @@ import (
 
 	hpcrundec "github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/formats"
-	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 	dcpigen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
@@ -136,7 +135,6 @@ func peakHeap(stop chan struct{}, peak *atomic.Uint64) {
 }
 
 func TestFaults(t *testing.T) {
-	render.SetIndexDir("")
 	sources := generated(t, t.TempDir())
 	if *long {
 		for k, v := range corpusSources(t) {
