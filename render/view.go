@@ -45,6 +45,13 @@ type Cursor interface {
 	State() any
 }
 
+// ExtraInputs is implemented by a Generator whose records depend on files
+// beyond the source's own (a binary its symbol names come from): their
+// identity joins the view's index key when it is first sized.
+type ExtraInputs interface {
+	ExtraInputs() []string
+}
+
 // A Lengther is a Cursor that can also step over its next records without
 // rendering them; sizing uses it when present. NextLen returns the number
 // of bytes the next call to Next would append, advancing past them.
@@ -189,7 +196,13 @@ func (s *stream) ensureSized() (*layout, error) {
 
 func (s *stream) measureOrLoad() *layout {
 	codec, ok := s.gen.(StateCodec)
-	path := indexPath(s.indexDir, s.key)
+	key := s.key
+	if x, isExtra := s.gen.(ExtraInputs); isExtra && key != "" {
+		if files := x.ExtraInputs(); len(files) > 0 {
+			key = IndexKey(key, "", files...)
+		}
+	}
+	path := indexPath(s.indexDir, key)
 	if !ok || path == "" {
 		size, cps, err, _ := s.measure()
 		return newLayout(size, cps, err)

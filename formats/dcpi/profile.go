@@ -31,9 +31,6 @@ type profile struct {
 	sum     dcpi.Summary
 	sumErr  error
 
-	pctOnce sync.Once
-	pcts    [][]byte // pct text of small counts
-
 	planOnce sync.Once
 	bands    []band
 	planErr  error
@@ -140,38 +137,9 @@ func total(s *dcpi.Summary) uint64 {
 	return s.Samples
 }
 
-// pctSmall is the number of counts whose pct text is cached per profile.
-const pctSmall = 4096
-
-// pctTable returns the pct text of the counts below pctSmall for total t,
-// which is the same on every call.
-func (p *profile) pctTable(t uint64) [][]byte {
-	p.pctOnce.Do(func() {
-		p.pcts = make([][]byte, pctSmall)
-		var buf []byte
-		for c := 1; c < pctSmall; c++ {
-			start := len(buf)
-			buf = render.AppendFloat(buf, pct(uint64(c), t))
-			p.pcts[c] = buf[start:len(buf):len(buf)]
-		}
-	})
-	return p.pcts
-}
-
 func pct(part, whole uint64) float64 {
 	if whole == 0 {
 		return 0
 	}
 	return float64(part) * 100 / float64(whole)
-}
-
-func addViews(p *profile) {
-	d := p.viewDir
-	d.AddFile("header.txt", render.Bytes(p.headerText, nil))
-	if !p.hdr.BodyDecodable() {
-		return
-	}
-	d.AddFile("samples.txt", p.stream(&samplesGen{p: p, txt: true}, "samples.txt"))
-	d.AddFile("samples.csv", p.stream(&samplesGen{p: p}, "samples.csv"))
-	d.AddFile("top.csv", p.stream(&topGen{p: p}, "top.csv"))
 }

@@ -306,158 +306,112 @@ func (p *profile) sortBand(b band, sb *sortedBand) error {
 	return nil
 }
 
-type topGen struct{ p *profile }
-
-type topState struct {
-	band    int
-	row     int      // next row of a sorted band
-	pos     dcpi.Pos // next sample of a streamed band
-	cum     uint64
-	started bool
-}
-
-type topCursor struct {
-	p     *profile
+// topScan yields top.csv's rows: band by band, each band's rows sorted
+// or streamed.
+type topScan struct {
+	rowSums
 	f     *dcpi.File
 	bands []band
-	total uint64
-	pcts  [][]byte
-	st    topState
+	band  int
+	row   int      // next row of a sorted band
+	pos   dcpi.Pos // next sample of a streamed band
 
-	band *sortedBand        // the current sorted band
-	sr   *dcpi.SampleReader // the current streamed band
+	sorted *sortedBand        // the current sorted band
+	sr     *dcpi.SampleReader // the current streamed band
 }
 
-func (g *topGen) Start(state any) (render.Cursor, error) {
-	s, err := g.p.summary()
+func (p *profile) openTop(pos []byte) (render.Scanner, error) {
+	f, sums, err := p.start()
 	if err != nil {
 		return nil, err
 	}
-	bands, err := g.p.plan()
+	bands, err := p.plan()
 	if err != nil {
 		return nil, err
 	}
-	f, err := g.p.open()
-	if err != nil {
+	s := &topScan{rowSums: sums, f: f, bands: bands}
+	if len(pos) > 0 {
+		var band, row uint64
+		if s.pos, s.cum, err = decodePos(pos, &band, &row); err != nil {
+			return nil, err
+		}
+		s.band, s.row = int(band), int(row)
+	}
+	if err := s.load(); err != nil {
 		return nil, err
 	}
-	c := &topCursor{p: g.p, f: f, bands: bands, total: total(s)}
-	c.pcts = g.p.pctTable(c.total)
-	if st, ok := state.(topState); ok {
-		c.st = st
-	}
-	if err := c.load(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return s, nil
 }
 
 // load prepares the current band.
-func (c *topCursor) load() error {
-	c.band, c.sr = nil, nil
-	if c.st.band >= len(c.bands) {
+func (s *topScan) load() error {
+	s.sorted, s.sr = nil, nil
+	if s.band >= len(s.bands) {
 		return nil
 	}
-	b := c.bands[c.st.band]
+	b := s.bands[s.band]
 	if b.stream {
-		if c.st.row == 0 && c.st.pos == (dcpi.Pos{}) {
-			c.st.pos = c.f.Start()
+		if s.row == 0 && s.pos == (dcpi.Pos{}) {
+			s.pos = s.f.Start()
 		}
-		c.sr = c.f.Samples(c.st.pos)
+		s.sr = s.f.Samples(s.pos)
 		return nil
 	}
-	sb, err := c.p.sorted(c.st.band, b)
-	c.band = sb
+	sb, err := s.p.sorted(s.band, b)
+	s.sorted = sb
 	return err
 }
 
-func (c *topCursor) State() any {
-	st := c.st
-	if c.sr != nil {
-		st.pos = c.sr.Pos()
+func (s *topScan) Pos() []byte {
+	pos := s.pos
+	if s.sr != nil {
+		pos = s.sr.Pos()
 	}
-	return st
+	return encodePos(pos, s.cum, uint64(s.band), uint64(s.row))
 }
 
-func (c *topCursor) next() (entry, bool, error) {
-	for c.st.band < len(c.bands) {
-		if c.sr != nil {
-			v := c.bands[c.st.band].lo
+func (s *topScan) Scan(row *render.Row) error {
+	e, ok, err := s.next()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return io.EOF
+	}
+	s.csvRow(row, e.off, e.count)
+	return nil
+}
+
+func (s *topScan) next() (entry, bool, error) {
+	for s.band < len(s.bands) {
+		if s.sr != nil {
+			v := s.bands[s.band].lo
 			for {
-				s, err := c.sr.Next()
+				smp, err := s.sr.Next()
 				if err != nil {
 					break
 				}
-				if s.Count == v {
-					c.st.row++
-					return entry{s.Offset, s.Count}, true, nil
+				if smp.Count == v {
+					s.row++
+					return entry{smp.Offset, smp.Count}, true, nil
 				}
 			}
-		} else if c.band.packed != nil {
-			if c.st.row < len(c.band.packed) {
-				r := c.band.packed[c.st.row]
-				c.st.row++
+		} else if s.sorted.packed != nil {
+			if s.row < len(s.sorted.packed) {
+				r := s.sorted.packed[s.row]
+				s.row++
 				return entry{r & (packedOffsets - 1), uint32(r >> 48)}, true, nil
 			}
-		} else if c.st.row < len(c.band.rows) {
-			e := c.band.rows[c.st.row]
-			c.st.row++
+		} else if s.row < len(s.sorted.rows) {
+			e := s.sorted.rows[s.row]
+			s.row++
 			return e, true, nil
 		}
-		c.st.band++
-		c.st.row, c.st.pos = 0, dcpi.Pos{}
-		if err := c.load(); err != nil {
+		s.band++
+		s.row, s.pos = 0, dcpi.Pos{}
+		if err := s.load(); err != nil {
 			return entry{}, false, err
 		}
 	}
 	return entry{}, false, nil
-}
-
-func (c *topCursor) Next(dst []byte) ([]byte, error) {
-	if !c.st.started {
-		c.st.started = true
-		return append(dst, csvHeader...), nil
-	}
-	start := len(dst)
-	tstart := c.f.Header.Tstart
-	for len(dst)-start < batch {
-		e, ok, err := c.next()
-		if err != nil {
-			return dst, err
-		}
-		if !ok {
-			if len(dst) == start {
-				return dst, io.EOF
-			}
-			return dst, nil
-		}
-		c.st.cum += uint64(e.count)
-		dst = c.p.appendCSVRow(dst, dcpi.Sample{Offset: e.off, Count: e.count}, tstart, e.count, c.st.cum, c.total, c.pcts)
-	}
-	return dst, nil
-}
-
-// NextLen measures the rows Next would render.
-func (c *topCursor) NextLen() (int64, error) {
-	if !c.st.started {
-		c.st.started = true
-		return int64(len(csvHeader)), nil
-	}
-	var n int64
-	tstart := c.f.Header.Tstart
-	for n < batch {
-		e, ok, err := c.next()
-		if err != nil {
-			return n, err
-		}
-		if !ok {
-			if n == 0 {
-				return 0, io.EOF
-			}
-			return n, nil
-		}
-		c.st.cum += uint64(e.count)
-		n += c.p.csvRowLen(dcpi.Sample{Offset: e.off, Count: e.count}, tstart, c.st.cum, c.total, c.pcts)
-	}
-	return n, nil
 }

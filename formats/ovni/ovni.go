@@ -167,8 +167,8 @@ func Open(dir string) (*vfs.Source, error) {
 	}
 	root := src.Root
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
-	root.AddFile("streams.csv", render.Bytes(t.streamsCSV, nil))
-	root.AddFile("cpus.csv", render.Bytes(t.cpusCSV, nil))
+	root.AddFile("streams.csv", t.streamsTable().CSV())
+	root.AddFile("cpus.csv", t.cpusTable().CSV())
 	var files []string
 	for _, th := range t.threads {
 		files = append(files, th.Path)
@@ -430,56 +430,97 @@ func (t *trace) procInfos() map[*ovni.Proc]*procInfo {
 	return out
 }
 
-func (t *trace) streamsCSV() ([]byte, error) {
-	infos := t.procInfos()
-	stats := t.streamStats()
-	b := []byte("loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus\n")
-	for i, th := range t.threads {
-		var appID, rank, nranks, cpus string
-		if pi := infos[th.Proc]; pi != nil {
-			appID, rank, nranks = optInt(pi.appID), optInt(pi.rank), optInt(pi.nranks)
-			if len(pi.cpus) > 0 {
-				cpus = strconv.Itoa(len(pi.cpus))
-			}
-		}
-		var lib, commit, finished, require string
-		if m := th.meta; m != nil {
-			lib, commit, finished = m.Ovni.Lib.Version, m.Ovni.Lib.Commit, optInt(m.Ovni.Finished)
-			require = strings.Join(m.Require(), ";")
-		}
-		st := stats[i]
-		first, last := "", ""
-		if st.events > 0 {
-			first, last = strconv.FormatUint(st.first, 10), strconv.FormatUint(st.last, 10)
-		}
-		b = render.AppendCSVRow(b, th.Proc.Loom.Name, strconv.FormatInt(th.Proc.PID, 10), strconv.FormatInt(th.TID, 10),
-			appID, rank, nranks, th.Name(), strconv.FormatInt(st.events, 10), first, last, lib, commit, finished, require, cpus)
-	}
-	return b, nil
+// streamColumns are the columns of streams.csv.
+var streamColumns = []render.Column{
+	{Name: "loom", Kind: render.String}, {Name: "pid", Kind: render.Int}, {Name: "tid", Kind: render.Int},
+	{Name: "app_id", Kind: render.Int}, {Name: "rank", Kind: render.Int}, {Name: "nranks", Kind: render.Int},
+	{Name: "path", Kind: render.String}, {Name: "num_events", Kind: render.Int},
+	{Name: "first_time_ns", Kind: render.Uint}, {Name: "last_time_ns", Kind: render.Uint},
+	{Name: "lib_version", Kind: render.String}, {Name: "lib_commit", Kind: render.String},
+	{Name: "finished", Kind: render.Int}, {Name: "require", Kind: render.String},
+	{Name: "loom_cpus", Kind: render.Int},
 }
 
-// cpusCSV lists each loom's CPUs once, in the order the trace first
-// names them.
-func (t *trace) cpusCSV() ([]byte, error) {
-	infos := t.procInfos()
-	b := []byte("loom,index,phyid\n")
-	for _, l := range t.tr.Looms {
-		seen := map[ovni.CPU]bool{}
-		for _, p := range l.Procs {
-			pi := infos[p]
+// streamsTable is streams.csv: one row per thread stream.
+func (t *trace) streamsTable() *render.Table {
+	return &render.Table{Columns: streamColumns, Open: func(pos []byte) (render.Scanner, error) {
+		infos := t.procInfos()
+		stats := t.streamStats()
+		return render.Counted(int64(len(t.threads)), func(i int64, r *render.Row) error {
+			th := t.threads[i]
+			r.Str(th.Proc.Loom.Name).Int(th.Proc.PID).Int(th.TID)
+			pi := infos[th.Proc]
 			if pi == nil {
-				continue
+				pi = &procInfo{}
 			}
-			for _, c := range pi.cpus {
-				if seen[c] {
-					continue
+			intCell(r, pi.appID)
+			intCell(r, pi.rank)
+			intCell(r, pi.nranks)
+			r.Str(th.Name())
+			st := stats[i]
+			r.Int(st.events)
+			if st.events > 0 {
+				r.Uint(st.first).Uint(st.last)
+			} else {
+				r.Empty().Empty()
+			}
+			if m := th.meta; m != nil {
+				r.Str(m.Ovni.Lib.Version).Str(m.Ovni.Lib.Commit)
+				intCell(r, m.Ovni.Finished)
+				r.Str(strings.Join(m.Require(), ";"))
+			} else {
+				r.Empty().Empty().Empty().Empty()
+			}
+			if n := len(pi.cpus); n > 0 {
+				r.Int(int64(n))
+			} else {
+				r.Empty()
+			}
+			return nil
+		})(pos)
+	}}
+}
+
+// intCell adds the optional value *p, empty when absent.
+func intCell(r *render.Row, p *int64) {
+	if p == nil {
+		r.Empty()
+	} else {
+		r.Int(*p)
+	}
+}
+
+// cpuColumns are the columns of cpus.csv.
+var cpuColumns = []render.Column{{Name: "loom", Kind: render.String}, {Name: "index", Kind: render.Int}, {Name: "phyid", Kind: render.Int}}
+
+// cpusTable is cpus.csv: each loom's CPUs once, in the order the trace
+// first names them.
+func (t *trace) cpusTable() *render.Table {
+	return &render.Table{Columns: cpuColumns, Open: func(pos []byte) (render.Scanner, error) {
+		type loomCPU struct {
+			loom string
+			cpu  ovni.CPU
+		}
+		var rows []loomCPU
+		infos := t.procInfos()
+		for _, l := range t.tr.Looms {
+			seen := map[ovni.CPU]bool{}
+			for _, p := range l.Procs {
+				if pi := infos[p]; pi != nil {
+					for _, c := range pi.cpus {
+						if !seen[c] {
+							seen[c] = true
+							rows = append(rows, loomCPU{l.Name, c})
+						}
+					}
 				}
-				seen[c] = true
-				b = render.AppendCSVRow(b, l.Name, strconv.FormatInt(c.Index, 10), strconv.FormatInt(c.PhyID, 10))
 			}
 		}
-	}
-	return b, nil
+		return render.Counted(int64(len(rows)), func(i int64, r *render.Row) error {
+			r.Str(rows[i].loom).Int(rows[i].cpu.Index).Int(rows[i].cpu.PhyID)
+			return nil
+		})(pos)
+	}}
 }
 
 // header is a thread's header.txt: the stream's files and its decoded

@@ -56,3 +56,40 @@ func AppendFrame(dst []byte, f Frame) []byte {
 	}
 	return dst
 }
+
+// Columns are the columns of CSVColumns for a render.Table; Cells fills
+// them.
+var Columns = []render.Column{
+	{Name: "function", Kind: render.String},
+	{Name: "raw_name", Kind: render.String},
+	{Name: "file", Kind: render.String},
+	{Name: "line", Kind: render.Int},
+	{Name: "inlined", Kind: render.String},
+}
+
+// Cells appends to a table row the cells AppendCSV writes as fields.
+func Cells(r *render.Row, fs []Frame) {
+	if len(fs) == 0 {
+		r.Empty().Empty().Empty().Empty().Empty()
+		return
+	}
+	f := fs[0]
+	r.Str(f.Function).Str(f.Raw).Str(f.File)
+	if f.Line > 0 {
+		r.Int(int64(f.Line))
+	} else {
+		r.Empty()
+	}
+	if len(fs) == 1 {
+		r.Empty()
+		return
+	}
+	var chain []byte
+	for i := len(fs) - 1; i >= 1; i-- {
+		chain = AppendFrame(chain, fs[i])
+		if i > 1 {
+			chain = append(chain, ';')
+		}
+	}
+	r.Str(string(chain))
+}

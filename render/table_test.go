@@ -1,0 +1,312 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// sample is one row of the test table, kept as the values that went in.
+type sample struct {
+	name  string
+	delta int64
+	count uint64
+	ratio float64
+	addr  uint64
+	t     int64
+	pct   float64
+	empty bool // the ratio cell is empty
+}
+
+var sampleColumns = []Column{
+	{Name: "name", Kind: String, Width: 10},
+	{Name: "delta", Kind: Int, Width: 8},
+	{Name: "count", Kind: Uint, Width: 8},
+	{Name: "ratio", Kind: Float},
+	{Name: "address", Kind: Hex, Digits: 8},
+	{Name: "t_ns", Kind: Ns},
+	{Name: "pct", Kind: Pct, Width: 8},
+}
+
+func samples(n int) []sample {
+	rng := rand.New(rand.NewSource(7))
+	names := []string{"main", "a,b", `say "hi"`, "two\nlines", "", " lead", "ünï", "x"}
+	out := make([]sample, n)
+	for i := range out {
+		out[i] = sample{
+			name:  names[rng.Intn(len(names))] + strings.Repeat("z", rng.Intn(5)),
+			delta: rng.Int63n(1<<40) - 1<<39,
+			count: rng.Uint64() >> uint(rng.Intn(64)),
+			ratio: math.Float64frombits(rng.Uint64()>>2) * float64(rng.Intn(3)-1),
+			addr:  rng.Uint64() >> uint(rng.Intn(64)),
+			t:     rng.Int63(),
+			pct:   rng.Float64() * 100,
+			empty: rng.Intn(10) == 0,
+		}
+		if i%5 == 0 {
+			out[i].ratio = float64(rng.Intn(1000)) / 8
+		}
+	}
+	return out
+}
+
+func (s sample) fill(r *Row) {
+	r.Str(s.name).Int(s.delta).Uint(s.count)
+	if s.empty {
+		r.Empty()
+	} else {
+		r.Float(s.ratio)
+	}
+	r.Uint(s.addr).Int(s.t).Float(s.pct)
+}
+
+// sampleTable is a Counted table over rows; opens counts its scanners.
+func sampleTable(rows []sample, opens *atomic.Int64) *Table {
+	open := Counted(int64(len(rows)), func(i int64, r *Row) error {
+		rows[i].fill(r)
+		return nil
+	})
+	return &Table{Columns: sampleColumns, Open: func(pos []byte) (Scanner, error) {
+		opens.Add(1)
+		return open(pos)
+	}}
+}
+
+// TestTableCSVRoundTrip: the CSV reads back with encoding/csv to the
+// values that went in (floats exactly, hex and percentages as written).
+func TestTableCSVRoundTrip(t *testing.T) {
+	rows := samples(20000)
+	var opens atomic.Int64
+	b := readAll(t, sampleTable(rows, &opens).CSV())
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recs[0], ","); got != "name,delta,count,ratio,address,t_ns,pct" {
+		t.Fatalf("header %q", got)
+	}
+	if len(recs) != len(rows)+1 {
+		t.Fatalf("%d records for %d rows", len(recs), len(rows))
+	}
+	for i, s := range rows {
+		r := recs[i+1]
+		want := []string{s.name, strconv.FormatInt(s.delta, 10), strconv.FormatUint(s.count, 10), "",
+			fmt.Sprintf("0x%08x", s.addr), strconv.FormatInt(s.t, 10), strconv.FormatFloat(s.pct, 'f', 2, 64)}
+		if !s.empty {
+			if f, err := strconv.ParseFloat(r[3], 64); err != nil || f != s.ratio {
+				t.Fatalf("row %d: ratio %q reads back as %v, want %v", i, r[3], f, s.ratio)
+			}
+			want[3] = r[3]
+		}
+		if strings.Join(r, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("row %d: %q, want %q", i, r, want)
+		}
+	}
+}
+
+// textReference renders the rows as aligned text by hand (fmt).
+func textReference(rows []sample) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%-10s %7s %7s %s %s %s %7s\n", "name", "delta", "count", "ratio", "address", "t_ns", "pct")
+	for _, s := range rows {
+		ratio := ""
+		if !s.empty {
+			ratio = string(AppendC(nil, s.ratio, 'g'))
+		}
+		fmt.Fprintf(&b, "%-10s %7d %7d %s 0x%08x %d %7.2f\n", EscapeName(s.name), s.delta, s.count, ratio, s.addr, s.t, s.pct)
+	}
+	return b.Bytes()
+}
+
+// TestTableLengthsAndRandomReads: for CSV and text, the size counted
+// without rendering equals the rendered length, the text equals a
+// hand-made rendering, and reads at 200 random offsets equal the whole.
+func TestTableLengthsAndRandomReads(t *testing.T) {
+	rows := samples(30000)
+	var opens atomic.Int64
+	tab := sampleTable(rows, &opens)
+	for _, tc := range []struct {
+		name string
+		view func() View
+		want []byte
+	}{
+		{"csv", tab.CSV, nil},
+		{"text", func() View { return tab.Text(nil) }, textReference(rows)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			full := renderAll(t, &tableGen{t: tab, csv: tc.name == "csv"})
+			if tc.want != nil && !bytes.Equal(full, tc.want) {
+				i := 0
+				for i < len(full) && i < len(tc.want) && full[i] == tc.want[i] {
+					i++
+				}
+				t.Fatalf("text differs at %d: %q vs %q", i, full[max(i-40, 0):min(i+40, len(full))], tc.want[max(i-40, 0):min(i+40, len(tc.want))])
+			}
+			v := tc.view()
+			size, err := v.Size()
+			if err != nil || size != int64(len(full)) {
+				t.Fatalf("counted size %d (%v), rendered %d", size, err, len(full))
+			}
+			rng := rand.New(rand.NewSource(3))
+			for range 200 {
+				off := rng.Int63n(size)
+				buf := make([]byte, min(rng.Int63n(100000)+1, size-off))
+				if n, err := v.ReadAt(buf, off); n != len(buf) {
+					t.Fatalf("ReadAt(%d) = %d, %v", off, n, err)
+				}
+				if !bytes.Equal(buf, full[off:off+int64(len(buf))]) {
+					t.Fatalf("ReadAt(%d) differs from the whole rendering", off)
+				}
+			}
+		})
+	}
+}
+
+// renderAll renders a generator with Next only (no counting).
+func renderAll(t *testing.T, g Generator) []byte {
+	c, err := g.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for {
+		b, err = c.Next(b)
+		if err == io.EOF {
+			return b
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTableIndexRoundTrip: a second view of the same table with the same
+// key reads its size and checkpoints (the scanners' positions) from the
+// on-disk index and serves the same bytes; a damaged position fails.
+func TestTableIndexRoundTrip(t *testing.T) {
+	rows := samples(40000)
+	bind := Binding{Options: Options{IndexDir: t.TempDir()}, Key: "test/table.csv"}
+	var want []byte
+	for round := range 2 {
+		var opens atomic.Int64
+		v := sampleTable(rows, &opens).CSV()
+		v.(Binder).Bind(bind)
+		size, err := v.Size()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if round == 1 && opens.Load() != 0 {
+			t.Fatalf("the second view measured again (%d scanners)", opens.Load())
+		}
+		buf := make([]byte, 5000)
+		if _, err := v.ReadAt(buf, size-5000); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			want = readAll(t, v)
+		} else if !bytes.Equal(buf, want[size-5000:]) {
+			t.Fatal("tail read through loaded checkpoints differs")
+		}
+	}
+	g := &tableGen{t: sampleTable(rows, new(atomic.Int64)), csv: true}
+	st, err := g.DecodeState(g.EncodeState(tableState{started: true, pos: (&StateWriter{}).Uint(123).Bytes()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := g.Start(st); err != nil || c.(*tableCursor).s.(*counted).i != 123 {
+		t.Fatalf("state did not come back: %v", err)
+	}
+	bad, _ := g.DecodeState(g.EncodeState(tableState{started: true, pos: (&StateWriter{}).Uint(1 << 40).Bytes()}))
+	if _, err := g.Start(bad); err == nil {
+		t.Fatal("a position past the last row was accepted")
+	}
+}
+
+// TestTableRejectsWrongCells: a cell of the wrong kind or a short row is
+// a bug of the format, and fails the read.
+func TestTableRejectsWrongCells(t *testing.T) {
+	for _, fill := range []func(*Row){
+		func(r *Row) { r.Str("x").Str("y") },
+		func(r *Row) { r.Str("x") },
+	} {
+		tab := &Table{Columns: []Column{{Name: "a", Kind: String}, {Name: "b", Kind: Uint}},
+			Open: Counted(3, func(_ int64, r *Row) error { fill(r); return nil })}
+		if _, err := tab.CSV().Size(); err == nil {
+			t.Error("a wrong row was rendered")
+		}
+	}
+}
+
+// BenchmarkTableCSV compares the table engine with a hand-written row
+// writer of the same columns (strconv and AppendCSVField).
+func BenchmarkTableCSV(b *testing.B) {
+	rows := samples(10000)
+	tab := sampleTable(rows, new(atomic.Int64))
+	b.Run("table", func(b *testing.B) {
+		var n int64
+		for range b.N {
+			c, _ := (&tableGen{t: tab, csv: true}).Start(nil)
+			buf := make([]byte, 0, 64<<10)
+			for {
+				var err error
+				buf, err = c.Next(buf[:0])
+				n += int64(len(buf))
+				if err != nil {
+					break
+				}
+			}
+		}
+		b.SetBytes(n / int64(b.N))
+	})
+	b.Run("hand", func(b *testing.B) {
+		var n int64
+		for range b.N {
+			buf := make([]byte, 0, 64<<10)
+			for _, s := range rows {
+				buf = AppendCSVField(buf, s.name)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, s.delta, 10)
+				buf = append(buf, ',')
+				buf = AppendUint(buf, s.count)
+				buf = append(buf, ',')
+				if !s.empty {
+					buf = AppendFloat(buf, s.ratio)
+				}
+				buf = append(buf, ',')
+				buf = AppendHexPadded(buf, s.addr, 8)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, s.t, 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, s.pct, 'f', 2, 64)
+				buf = append(buf, '\n')
+				if len(buf) > 60<<10 {
+					n += int64(len(buf))
+					buf = buf[:0]
+				}
+			}
+			n += int64(len(buf))
+		}
+		b.SetBytes(n / int64(b.N))
+	})
+}
+
+// readAll reads a view whole through Size and ReadAt.
+func readAll(t *testing.T, v View) []byte {
+	t.Helper()
+	size, err := v.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, size)
+	if n, err := v.ReadAt(b, 0); int64(n) != size {
+		t.Fatalf("read %d of %d: %v", n, size, err)
+	}
+	return b
+}
