@@ -70,6 +70,7 @@ type File struct {
 	// Problems found in the header.
 	Problems decode.Problems
 	closer   io.Closer
+	end      int64 // stream offset where the profile ends (a section of the file), -1: at the end
 }
 
 // Size is the size of the file on disk.
@@ -118,7 +119,7 @@ func Sniff(head []byte) bool {
 		head = rest
 		line = trimCR(line)
 		switch {
-		case len(bytes.TrimSpace(line)) == 0, line[0] == '#':
+		case len(bytes.TrimSpace(line)) == 0, line[0] == '#', isMarker(line):
 			continue
 		case bytes.HasPrefix(line, []byte("events:")):
 			return keys > damaged
@@ -199,14 +200,66 @@ func SniffFile(path string) (ok, gz bool) {
 }
 
 // NewFile reads the header of the profile in r (size bytes).
-func NewFile(r io.ReaderAt, size int64) (*File, error) {
-	f := &File{r: r, size: size}
+func NewFile(r io.ReaderAt, size int64) (*File, error) { return NewSection(r, size, 0, -1) }
+
+// SectionMarker starts each profile of an Xdebug file written in append
+// mode (xdebug.profiler_append): every run adds its profile after it.
+const SectionMarker = "==== NEW PROFILING FILE"
+
+// isMarker reports whether line is a SectionMarker line.
+func isMarker(line []byte) bool { return bytes.HasPrefix(line, []byte(SectionMarker)) }
+
+// A Section is the stream range [Start, End) of one profile of an Xdebug
+// append-mode file.
+type Section struct{ Start, End int64 }
+
+// Sections returns the profiles of an Xdebug append-mode file: each
+// starts after a SectionMarker line (or at the file's start, when a
+// profile precedes the first marker) and ends at the next marker line. It
+// reads the whole (decompressed) stream once; nil when there are fewer
+// than two.
+func (f *File) Sections() []Section {
+	lr := openLines(f.r, f.size, f.Gzip, 0, -1)
+	var out []Section
+	content := false // a non-blank line before the first marker
+	for {
+		line, off, _, tooLong, ok := lr.next()
+		if !ok {
+			break
+		}
+		switch {
+		case !tooLong && isMarker(line):
+			if n := len(out); n > 0 {
+				out[n-1].End = off
+			} else if content {
+				out = append(out, Section{0, off})
+			}
+			out = append(out, Section{lr.off, -1})
+		case len(out) == 0 && len(bytes.TrimSpace(line)) > 0:
+			content = true
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// Section opens section s of f (Sections); it reads through f, which
+// stays the one to close.
+func (f *File) Section(s Section) (*File, error) { return NewSection(f.r, f.size, s.Start, s.End) }
+
+// NewSection reads the header of the profile in stream bytes [start, end)
+// of r (size bytes; end -1 for the end of the stream): one section of an
+// append-mode file (Sections).
+func NewSection(r io.ReaderAt, size int64, start, end int64) (*File, error) {
+	f := &File{r: r, size: size, end: end}
 	var magic [2]byte
 	if n, _ := r.ReadAt(magic[:], 0); n == 2 {
 		f.Gzip = IsGzip(magic[:])
 	}
 	f.Header.Positions = []string{"line"}
-	lr := openLines(r, size, f.Gzip, 0)
+	lr := openLines(r, size, f.Gzip, start, end)
 	first := true
 	damaged := 0
 	for {
@@ -223,7 +276,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 			f.Header.FormatLine = true
 		}
 		first = false
-		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' || isMarker(line) {
 			continue
 		}
 		if !isHeaderLine(line) {

@@ -137,7 +137,7 @@ func (f *File) NewDecoder(names *Names, st State) *Decoder {
 	d := &Decoder{f: f, names: names, st: st, nev: len(f.Header.Events), jFile: None, jFn: None}
 	d.costs = make([]int64, d.nev)
 	d.rec.Costs = d.costs
-	d.lr = openLines(f.r, f.size, f.Gzip, st.Off)
+	d.lr = openLines(f.r, f.size, f.Gzip, st.Off, f.end)
 	return d
 }
 

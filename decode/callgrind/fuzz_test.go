@@ -30,10 +30,16 @@ func FuzzDecode(f *testing.F) {
 		f.Add(gzipped(b))
 	}
 	f.Add([]byte("events: A B\nfn=(1) x\n1 2 3\ncfn=(1)\ncalls=0 1\n* 4\njcnd=1/2 +3\n-1 0x10\n"))
+	f.Add([]byte("\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=x\n1 2\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=y\n1 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
+		}
+		for _, s := range file.Sections() {
+			if sf, err := file.Section(s); err == nil {
+				sf.Summarize(nil)
+			}
 		}
 		tab := file.Summarize(func(error) {})
 		for i := range tab.Funcs {

@@ -25,8 +25,17 @@ type lineReader struct {
 }
 
 // openLines returns a lineReader at stream offset off of r (size bytes;
-// gzip-compressed when gz).
-func openLines(r io.ReaderAt, size int64, gz bool, off int64) *lineReader {
+// gzip-compressed when gz), ending at stream offset end (-1: at the end of
+// the stream).
+func openLines(r io.ReaderAt, size int64, gz bool, off, end int64) *lineReader {
+	lr := openStream(r, size, gz, off)
+	if end >= 0 && lr.src != nil {
+		lr.src = io.LimitReader(lr.src, max(end-lr.off, 0))
+	}
+	return lr
+}
+
+func openStream(r io.ReaderAt, size int64, gz bool, off int64) *lineReader {
 	lr := &lineReader{buf: make([]byte, readChunk)}
 	if !gz {
 		if off > size {

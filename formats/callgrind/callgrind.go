@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
@@ -85,6 +86,11 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	src := vfs.NewSource("callgrind", version(f), path)
 	src.OnClose(f)
+	if strings.HasPrefix(f.Header.Creator, "xdebug") {
+		if secs := f.Sections(); secs != nil {
+			return openSections(src, f, secs, path)
+		}
+	}
 	p := newProfile(f, path, "", src.Errors)
 	p.build(src.Root, true)
 	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(path)), nil }, nil))
@@ -93,6 +99,41 @@ func Open(path string) (*vfs.Source, error) {
 	src.AddInfo("positions", strings.Join(f.Header.Positions, " "))
 	src.AddInfo("gzip", f.Gzip)
 	return src, nil
+}
+
+// openSections mounts each profile of an Xdebug append-mode file as
+// profile-<k>/.
+func openSections(src *vfs.Source, f *cg.File, secs []cg.Section, path string) (*vfs.Source, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nAn Xdebug profile file written in append mode (xdebug.profiler_append): %d profiles,\n"+
+		"each after a %q line, one subdirectory each (its own README.txt\nexplains the views). They are runs of their own and are not summed:\n\n", path, len(secs), cg.SectionMarker)
+	for k, s := range secs {
+		name := "profile-" + strconv.Itoa(k+1)
+		sf, err := f.Section(s)
+		if err != nil {
+			src.Errors.Report(name, err)
+			fmt.Fprintf(&b, "  %s/  not mounted: %v\n", name, err)
+			continue
+		}
+		p := newProfile(sf, path, name+"/", src.Errors)
+		sub := src.Root.AddDir(name)
+		p.build(sub, true)
+		sub.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(path)), nil }, nil))
+		fmt.Fprintf(&b, "  %s/  bytes %d-%s of the stream, cmd %s, events %s\n", name, s.Start, endText(s.End), orDash(sf.Header.Cmd), strings.Join(sf.Header.Events, " "))
+	}
+	b.WriteString("\n_errors.txt   decode problems found so far, prefixed by the subdirectory\nraw/          the original file\n")
+	src.Root.AddFile("README.txt", render.Static([]byte(b.String())))
+	src.AddInfo("creator", f.Header.Creator)
+	src.AddInfo("profiles", len(secs))
+	src.AddInfo("gzip", f.Gzip)
+	return src, nil
+}
+
+func endText(end int64) string {
+	if end < 0 {
+		return "end"
+	}
+	return strconv.FormatInt(end, 10)
 }
 
 func version(f *cg.File) string {

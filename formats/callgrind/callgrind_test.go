@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -294,5 +295,53 @@ func TestOutputBound(t *testing.T) {
 	}
 	if rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv")); len(rows) != 3 {
 		t.Errorf("functions.csv: %d rows, want the 2 functions", len(rows)-1)
+	}
+}
+
+// TestAppendMode: an Xdebug file written in append mode (each run after a
+// "==== NEW PROFILING FILE" line, issue 21.5) mounts as profile-<k>/, one
+// per run, plain and gzip; each reads as the run alone.
+func TestAppendMode(t *testing.T) {
+	one, err := os.ReadFile(testdata.Corpus(t, "callgrind", "xdebug-3.2.0-generated", "cachegrind.out.12174"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := openFS(t, testdata.Corpus(t, "callgrind", "xdebug-3.2.0-generated", "cachegrind.out.12174"))
+	marker := "\n==== NEW PROFILING FILE ==============================================\n"
+	var b bytes.Buffer
+	for range 3 {
+		b.WriteString(marker)
+		b.Write(one)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b.Bytes())
+	zw.Close()
+	dir := t.TempDir()
+	for name, content := range map[string][]byte{"cachegrind.out.append": b.Bytes(), "cachegrind.out.append.gz": z.Bytes()} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fsys := openFS(t, path)
+			for k := 1; k <= 3; k++ {
+				sub := "profile-" + strconv.Itoa(k) + "/"
+				for _, view := range []string{"functions.csv", "calls.csv", "lines.csv", "flame/Time_ns.folded"} {
+					if got, want := testdata.ReadFS(t, fsys, sub+view), testdata.ReadFS(t, alone, view); !bytes.Equal(got, want) {
+						t.Errorf("%s%s differs from the run alone (%d and %d bytes)", sub, view, len(got), len(want))
+					}
+				}
+			}
+			if _, err := fs.Stat(fsys, "profile-4"); err == nil {
+				t.Error("a fourth profile")
+			}
+			if errs := testdata.ReadFS(t, fsys, "_errors.txt"); len(errs) > 0 {
+				t.Errorf("_errors.txt: %s", errs)
+			}
+			if err := fstest.TestFS(fsys, "profile-1/functions.csv", "profile-3/lines.csv", "README.txt"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

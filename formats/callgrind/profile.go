@@ -104,7 +104,7 @@ func (m *model) build(dir *vfs.Dir, withFile bool) {
 func (p *profile) build(dir *vfs.Dir, _ bool) {
 	p.model.build(dir, true)
 	dir.AddFile("header.txt", render.Bytes(func() ([]byte, error) { return p.headerText(), nil }, nil))
-	dir.AddFile("lines.csv", render.IndexedStream(linesGen{p}, render.IndexKey("callgrind", "lines.csv", p.path), p.reporter("lines.csv")))
+	dir.AddFile("lines.csv", render.IndexedStream(linesGen{p}, render.IndexKey("callgrind", p.prefix+"lines.csv", p.path), p.reporter("lines.csv")))
 }
 
 // functionDirs lists functions/<nr>-<name>/ with callers.csv and callees.csv.
