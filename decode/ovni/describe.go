@@ -206,3 +206,26 @@ func indexNUL(b []byte) int {
 	}
 	return -1
 }
+
+// PayloadU32 reads the little-endian u32 at off of a payload as stored
+// (for a jumbo event its 4 size bytes come first); false when it ends
+// before.
+func PayloadU32(p []byte, off int) (uint32, bool) {
+	if off < 0 || len(p) < off+4 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(p[off:]), true
+}
+
+// PayloadStr is the NUL-terminated string at off of a payload (to its end
+// when it has no NUL).
+func PayloadStr(p []byte, off int) []byte {
+	if off < 0 || off >= len(p) {
+		return nil
+	}
+	s := p[off:]
+	if i := indexNUL(s); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -91,7 +91,7 @@ func (c *chromeTrace) Events(i int, pos interchange.Pos) (interchange.Events, er
 		}
 		return e, nil
 	}
-	e := &chromeEvents{origin: c.origin, s: s, r: s.NewReader(pos.At, 64<<10), stop: math.MaxInt64}
+	e := &chromeEvents{t: c.t, origin: c.origin, s: s, r: s.NewReader(pos.At, 64<<10), stop: math.MaxInt64}
 	if len(pos.Aux) > 0 {
 		if err := e.resume(pos.Aux); err != nil {
 			return nil, err
@@ -210,6 +210,7 @@ type burst struct {
 // StopAt ended it, and the offsets of the open bursts' opening events
 // (read again to resume).
 type chromeEvents struct {
+	t      *trace
 	origin uint64
 	s      *ovni.Stream
 	r      *ovni.Reader
@@ -354,12 +355,26 @@ func (e *chromeEvents) closeTop(clock uint64, end *ovni.Event, note string, emit
 		a = interchange.AppendJSONString(a, note)
 	}
 	e.args = a
-	e.out = interchange.Event{Name: b.role.name, Cat: string(b.mcv[:1]), TS: e.rel(b.clock), Args: a}
+	e.out = interchange.Event{Name: e.burstName(b), Cat: string(b.mcv[:1]), TS: e.rel(b.clock), Args: a}
 	if clock > b.clock {
 		e.out.Dur = int64(clock - b.clock)
 	}
 	e.stack = e.stack[:len(e.stack)-1]
 	emit(&e.out)
+}
+
+// burstName is a burst's name: its region, or for a task the label of
+// its task type when the trace creates both.
+func (e *chromeEvents) burstName(b *burst) string {
+	for _, m := range taskModels {
+		if id, ok := ovni.PayloadU32(b.payload, 0); ok && b.role.name == m.burst {
+			e.t.tasks.load(e.t)
+			if l, ok := e.t.tasks.label(b.mcv[0], id); ok {
+				return l
+			}
+		}
+	}
+	return b.role.name
 }
 
 func (e *chromeEvents) instant(ev *ovni.Event, name, note string, emit func(*interchange.Event)) {

@@ -109,6 +109,8 @@ type trace struct {
 
 	baseOnce sync.Once
 	base     uint64
+
+	tasks taskTable // task type labels, for trace.json
 }
 
 // baseClock is the smallest first clock of the streams: the origin of
@@ -643,7 +645,10 @@ Example
   begin/end pairs named in events.csv (nosv_submit begin .. end, ...), task execution
   (VTx/VTr .. VTe/VTp, 6Tx/6Tr .. 6Te/6Tp, PPx .. PPe), OpenMP worksharing (PQx .. PQe)
   and marks (OM[ .. OM]). A burst is an X event named by its region (args: begin and end
-  MCV, their payloads in hex), nested as in the thread; an end also ends the bursts
+  MCV, their payloads in hex), nested as in the thread; a task's burst is named by the
+  label of its task type when the trace creates both (VTc/VTC, 6Tc, PPc create tasks; VYc,
+  6Yc, POc types; the first 1048576 tasks), else "nosv task", "nanos6 task", "openmp task".
+  An end also ends the bursts
   opened inside its own that are still open (note "ended with an enclosing burst").
   Bursts open at a thread's last event end there (note "open at the end of the
   thread"); an end without a begin is an instant event. At most 64 bursts are open at

@@ -336,3 +336,20 @@ func WriteLargeAs(dir string, layout Layout, threads, n int) (string, int, error
 	}
 	return root, threads * n, nil
 }
+
+// TypeCreate is the jumbo event (VYc, 6Yc, POc) that creates task type
+// typ with label.
+func TypeCreate(mcv string, clock uint64, typ uint32, label string) Event {
+	p := binary.LittleEndian.AppendUint32(nil, typ)
+	return Event{MCV: mcv, Clock: clock, Payload: append(append(p, label...), 0), Jumbo: true}
+}
+
+// U32Event is an event whose payload is the u32 values (VTc task, type;
+// VTx task, body; ...).
+func U32Event(mcv string, clock uint64, vals ...uint32) Event {
+	var p []byte
+	for _, v := range vals {
+		p = binary.LittleEndian.AppendUint32(p, v)
+	}
+	return Event{MCV: mcv, Clock: clock, Payload: p}
+}
