@@ -3,6 +3,7 @@ package hpcdb
 import (
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -60,10 +61,10 @@ type MetricIdx struct {
 type CCTDB struct {
 	file
 	Header CCTHeader
-	// InfoErr reports a meta.db-generation Context Info array that runs
-	// past the end of the file; Header.NumCtx then counts the whole
-	// entries only.
-	InfoErr error
+	// Problems reports a context info array that runs past the end of
+	// the file or its section; Header.NumCtx then counts the whole entries
+	// that the file holds.
+	Problems decode.Problems
 }
 
 // NewCCTDB reads the header of the cct.db in r.
@@ -84,7 +85,7 @@ func NewCCTDB(r io.ReaderAt, size int64) (*CCTDB, error) {
 			return nil, c.errAt(int64(secs[0].Ptr)+12, "context info size too small", c.Header.CtxSize)
 		}
 		if avail := (uint64(size) - min(c.Header.CtxsPtr, uint64(size))) / uint64(c.Header.CtxSize); uint64(c.Header.NumCtx) > avail {
-			c.InfoErr = c.truncAt(int64(min(c.Header.CtxsPtr+avail*uint64(c.Header.CtxSize), uint64(size))), "context infos run past the end of the file")
+			c.Problems.Add(c.truncAt(int64(min(c.Header.CtxsPtr+avail*uint64(c.Header.CtxSize), uint64(size))), "context infos run past the end of the file"))
 			c.Header.NumCtx = uint32(avail)
 		}
 		return c, nil
@@ -95,6 +96,13 @@ func NewCCTDB(r io.ReaderAt, size int64) (*CCTDB, error) {
 	}
 	c.Header = CCTHeader{Major: h.Major, Minor: h.Minor, NumCtx: h.Count, NumSec: h.NumSec,
 		InfoSize: be.Uint64(b[24:]), InfoPtr: be.Uint64(b[32:])}
+	// every context has an info entry in the section: a count past what
+	// the file holds is damage, and would size every per-context table
+	ptr := min(c.Header.InfoPtr, uint64(size))
+	if avail := min(uint64(size)-ptr, c.Header.InfoSize) / ctxInfoSize; uint64(c.Header.NumCtx) > avail {
+		c.Problems.Add(c.errAt(18, "context count past the "+strconv.FormatUint(avail, 10)+" context infos the file holds", c.Header.NumCtx))
+		c.Header.NumCtx = uint32(avail)
+	}
 	return c, nil
 }
 

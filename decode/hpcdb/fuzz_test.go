@@ -27,6 +27,22 @@ func seeds(f *testing.F, name string) {
 			f.Add(b)
 		}
 	}
+	// the damage of issue 27: a 4.0 cct.db claiming 2^26 contexts, a
+	// profile.db whose first thread tuple is empty
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return
+	}
+	switch name {
+	case "cct.db":
+		gen.SetContextCount(b, 1<<26)
+		f.Add(b)
+	case "profile.db":
+		if p, err := hpcdb.NewProfileDB(bytes.NewReader(b), int64(len(b))); err == nil && len(p.Profiles) > 1 {
+			gen.SetTupleCount(b, p.Profiles[1].TuplePtr, 0)
+			f.Add(b)
+		}
+	}
 }
 
 func FuzzProfileDB(f *testing.F) {
@@ -38,7 +54,9 @@ func FuzzProfileDB(f *testing.F) {
 		}
 		p.Footer()
 		for i := range p.Profiles {
-			p.Tuple(i)
+			if tu, err := p.Tuple(i); err == nil {
+				p.CheckTuple(i, tu)
+			}
 			pairs, err := p.CtxPairs(i, 0, uint64(min(p.Profiles[i].NumCtxs, 64))+1, nil)
 			if err != nil {
 				continue

@@ -264,6 +264,30 @@ func (p *ProfileDB) Tuple(i int) ([]IDElem, error) {
 	return t, err
 }
 
+// CheckTuple reports what cannot be right in the identifier tuple t of
+// profile i, which is not a summary profile: no identifier at all, the
+// summary's identifier, or one kind twice (a damaged tuple or tuple
+// pointer); nil when nothing is wrong.
+func (p *ProfileDB) CheckTuple(i int, t []IDElem) error {
+	at := func(msg string, val any) error {
+		return p.errAt(int64(min(p.Profiles[i].TuplePtr, math.MaxInt64)), "identifier tuple of profile "+strconv.Itoa(i)+": "+msg, val)
+	}
+	if len(t) == 0 {
+		return at("no identifiers", nil)
+	}
+	for j, e := range t {
+		if e.Kind() == KindSummary {
+			return at("the summary's identifier in a thread profile", e.RawKind)
+		}
+		for _, f := range t[:j] {
+			if f.Kind() == e.Kind() {
+				return at("identifier kind twice", e.Kind().String())
+			}
+		}
+	}
+	return nil
+}
+
 // A CtxIdx is one (context id, first value index) pair of a profile block.
 type CtxIdx struct {
 	Ctx   uint32

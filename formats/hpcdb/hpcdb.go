@@ -124,9 +124,7 @@ func openDB(path string, meta bool) (*db, error) {
 		d.cct, err = hpcdb.OpenCCTDB(p)
 		if err == nil {
 			src.OnClose(d.cct)
-			if d.cct.InfoErr != nil {
-				src.Errors.Report("cct.db", d.cct.InfoErr)
-			}
+			src.Errors.ReportAll("cct.db", d.cct.Problems)
 		}
 		return err
 	})

@@ -619,6 +619,9 @@ func (m *model) buildProfiles(d *db) {
 	width := map[uint16]int{}
 	for i := range p.Profiles {
 		t, err := p.Tuple(i)
+		if err == nil && i > 0 && !p.Profiles[i].IsSummary() {
+			err = p.CheckTuple(i, t)
+		}
 		if err != nil {
 			d.src.Errors.Report("profile.db", err)
 		}
@@ -655,6 +658,8 @@ func (m *model) buildProfiles(d *db) {
 		}
 	}
 	m.profNames = vfs.UniqueNames(names)
+	// two profiles of one tuple: one of them is damaged
+	d.src.Errors.ReportRenames("profiles", names, m.profNames)
 }
 
 func (m *model) kindName(k uint16) string {
