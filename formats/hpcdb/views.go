@@ -21,6 +21,9 @@ func (d *db) buildViews() {
 	root.AddFile("cct.csv", d.stream(d.cctRows(false), "cct.csv"))
 	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
 	root.AddFile("unlisted.csv", d.stream(d.unlistedRows(), "unlisted.csv"))
+	if d.profile != nil {
+		root.AddFile("imbalance.csv", d.stream(d.imbalanceRows(), "imbalance.csv"))
+	}
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
@@ -65,6 +68,14 @@ unlisted.csv      contexts that carry values in the summary profile but have no 
 procedures.csv    flat view: per function (function_id: its number in the database) and
                   relation (call; inlined_call for its inlined instances), exclusive summed,
                   inclusive counted once per call path
+imbalance.csv     load imbalance over the thread profiles, per context (kind context, ctx_id)
+                  and per procedures.csv row (kind procedure, function_id; its outermost frames
+                  summed in each profile), per inclusive metric of the thread profiles: count
+                  of the profiles with a value there (as HPCToolkit's statistics count them),
+                  min, mean, max, stddev (population: sqrt(sum of squares / count - mean^2),
+                  HPCToolkit's StdDev), cv = stddev / mean, max_over_mean and max_profile, the
+                  profile of the max; worst first (max_over_mean, then max - mean); -1 in the
+                  id column that does not apply
 `
 
 func (d *db) readme() ([]byte, error) {

@@ -1,0 +1,240 @@
+package hpcdb
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/render"
+)
+
+// imbalanceHead is imbalance.csv's header.
+const imbalanceHead = "kind,ctx_id,function_id,name,metric,count,min,mean,max,stddev,cv,max_over_mean,max_profile\n"
+
+// imbalanceBudget bounds the statistics imbalance.csv keeps (48 bytes a
+// row): contexts and procedures of the metrics that fit, in metric order.
+const imbalanceBudget = 24 << 20
+
+// stat is one row's statistics over the thread profiles that have a
+// value there (as HPCToolkit's summary statistics count them).
+type stat struct {
+	min, max, sum, sumsq float64
+	count, argmax        int32
+	entity               int32 // ctx id, or procedure row for procedures
+	metric               int16 // index into imbalance.metrics
+	proc                 bool
+}
+
+func (s *stat) add(v float64, prof int32) {
+	if v == 0 {
+		return
+	}
+	if s.count == 0 || v < s.min {
+		s.min = v
+	}
+	if s.count == 0 || v > s.max {
+		s.max, s.argmax = v, prof
+	}
+	s.count++
+	s.sum += v
+	s.sumsq += v * v
+}
+
+func (s *stat) mean() float64 { return s.sum / float64(s.count) }
+
+// stddev is the population standard deviation, as HPCToolkit's StdDev:
+// sqrt(sum of squares / count - mean^2).
+func (s *stat) stddev() float64 {
+	m := s.mean()
+	return math.Sqrt(max(0, s.sumsq/float64(s.count)-m*m))
+}
+
+// imbalance is the statistics of imbalance.csv, made once.
+type imbalance struct {
+	once    sync.Once
+	metrics []metricCol // the thread profiles' inclusive metrics covered
+	procs   []procAgg   // procedure rows
+	rows    []stat      // rows with a value, worst first
+	err     error
+}
+
+// procAgg is a row of procedures.csv: a procedure entered one way.
+type procAgg struct {
+	proc  int32
+	rel   uint8
+	first int // its first context, for module, file and line
+}
+
+// procInstances lists the procedures.csv rows in tree order and, for
+// every procedure frame of the tree, its row (-1 elsewhere) and whether
+// it is outermost: no enclosing frame is of the same procedure, so its
+// inclusive value counts once per call path.
+func (m *model) procInstances() (aggs []procAgg, of []int32, outer []bool) {
+	of = make([]int32, m.numCtx)
+	outer = make([]bool, m.numCtx)
+	for i := range of {
+		of[i] = -1
+	}
+	byKey := map[[2]int32]int32{}
+	for _, c32 := range m.rows[:m.numListed] {
+		c := int(c32)
+		if m.kind(c) != hpcdb.NodePF {
+			continue
+		}
+		proc := m.proc[c]
+		k := [2]int32{proc, int32(m.tag[c].rel)}
+		a, ok := byKey[k]
+		if !ok {
+			a = int32(len(aggs))
+			byKey[k] = a
+			aggs = append(aggs, procAgg{proc: proc, rel: m.tag[c].rel, first: c})
+		}
+		of[c] = a
+		outer[c] = true
+		for f := m.frame[m.parent[c]]; f >= 0; f = m.frame[m.parent[m.frameCtx[f]]] {
+			if m.proc[m.frameCtx[f]] == proc {
+				outer[c] = false
+				break
+			}
+		}
+	}
+	return aggs, of, outer
+}
+
+// imbalance computes imbalance.csv's rows in one pass over the thread
+// profiles: per context and per procedure (its outermost frames summed in
+// each profile) and per inclusive metric, count, min, max, sum and sum of
+// squares of the profiles' nonzero values.
+func (d *db) imbalance() *imbalance {
+	im := &d.imb
+	im.once.Do(func() {
+		m := d.model.get()
+		p := d.profile
+		if p == nil {
+			return
+		}
+		var cols []int // index in m.thread of each covered metric
+		aggs, of, outer := m.procInstances()
+		perMetric := int64(m.numCtx+len(aggs)) * 48
+		for j, c := range m.thread {
+			if c.inc && int64(len(cols)+1)*perMetric <= imbalanceBudget && len(cols) < math.MaxInt16 {
+				cols = append(cols, j)
+				im.metrics = append(im.metrics, c)
+			} else if c.inc {
+				d.src.Errors.Report("imbalance.csv", errString("metric "+c.name+" left out: the statistics of every metric would pass "+strconv.Itoa(imbalanceBudget>>20)+" MB"))
+			}
+		}
+		im.procs = aggs
+		colOf := map[int]int{} // thread metric id -> covered metric
+		for k, j := range cols {
+			colOf[m.thread[j].id] = k
+		}
+		nm := len(cols)
+		ctxStat := make([]stat, m.numCtx*nm)
+		procStat := make([]stat, len(aggs)*nm)
+		procVal := make([]float64, len(aggs)*nm) // one profile's sums
+		var touched []int32
+		var vals []hpcdb.MetricValue
+		onErr := d.src.Errors.Reporter("imbalance.csv")
+		for i := range p.Profiles {
+			if i == 0 || p.Profiles[i].IsSummary() {
+				continue
+			}
+			forEachCtx(p, i, func(c uint32, lo, hi uint64) bool {
+				if int(c) >= m.numCtx {
+					return true
+				}
+				var err error
+				if vals, err = p.Values(i, lo, hi, vals[:0]); err != nil {
+					im.err = err
+					return false
+				}
+				for _, v := range vals {
+					k, ok := colOf[int(v.Metric)]
+					if !ok {
+						continue
+					}
+					ctxStat[int(c)*nm+k].add(v.Value, int32(i))
+					if a := of[c]; a >= 0 && outer[c] {
+						if procVal[int(a)*nm+k] == 0 {
+							touched = append(touched, a*int32(nm)+int32(k))
+						}
+						procVal[int(a)*nm+k] += v.Value
+					}
+				}
+				return true
+			}, onErr)
+			for _, t := range touched {
+				procStat[t].add(procVal[t], int32(i))
+				procVal[t] = 0
+			}
+			touched = touched[:0]
+			if im.err != nil {
+				return
+			}
+		}
+		for k, s := range ctxStat {
+			if s.count > 0 && m.listed(k/nm) {
+				s.entity, s.metric = int32(k/nm), int16(k%nm)
+				im.rows = append(im.rows, s)
+			}
+		}
+		for k, s := range procStat {
+			if s.count > 0 {
+				s.entity, s.metric, s.proc = int32(k/nm), int16(k%nm), true
+				im.rows = append(im.rows, s)
+			}
+		}
+		// worst first: the largest max/mean (pipit's load_imbalance), then
+		// the most time beyond the mean
+		slices.SortStableFunc(im.rows, func(a, b stat) int {
+			if c := cmp.Compare(b.max/b.mean(), a.max/a.mean()); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.max-b.mean(), a.max-a.mean())
+		})
+		im.rows = slices.Clip(im.rows)
+	})
+	return im
+}
+
+// imbalanceRows renders imbalance.csv.
+func (d *db) imbalanceRows() *render.Rows {
+	return render.NewRows(256, func() []render.Part {
+		im := d.imbalance()
+		if im.err != nil {
+			return []render.Part{render.ErrPart(im.err)}
+		}
+		m := d.model.get()
+		return []render.Part{render.TextPart(imbalanceHead), render.RowPart(int64(len(im.rows)), func(dst []byte, i int64) ([]byte, error) {
+			s := &im.rows[i]
+			if s.proc {
+				a := im.procs[s.entity]
+				dst = append(dst, "procedure,-1,"...)
+				dst = strconv.AppendInt(dst, m.procIDs[a.proc], 10)
+				dst = append(dst, ',')
+				dst = render.AppendCSVField(dst, m.procName(a.proc))
+			} else {
+				dst = append(dst, "context,"...)
+				dst = strconv.AppendInt(dst, int64(s.entity), 10)
+				dst = append(dst, ",-1,"...)
+				dst = render.AppendCSVField(dst, m.ctxName(int(s.entity)))
+			}
+			dst = append(dst, ',')
+			dst = render.AppendCSVField(dst, im.metrics[s.metric].column)
+			dst = append(dst, ',')
+			dst = strconv.AppendInt(dst, int64(s.count), 10)
+			mean, sd := s.mean(), s.stddev()
+			for _, v := range []float64{s.min, mean, s.max, sd, sd / mean, s.max / mean} {
+				dst = append(dst, ',')
+				dst = render.AppendFloat(dst, v)
+			}
+			dst = append(dst, ',')
+			dst = render.AppendCSVField(dst, m.profNames[s.argmax])
+			return append(dst, '\n'), nil
+		})}
+	})
+}
