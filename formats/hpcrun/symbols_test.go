@@ -31,7 +31,7 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 	defer symbols.SetSearchDirs(nil)
 	lms := []dec.LoadModule{{ID: 1, Name: cxx.Path}, {ID: 2, Name: "/not/here/" + filepath.Base(c.Path)}}
 	want := map[string][]addr2line.Frame{} // module_id,offset -> frames
-	nodes := []dec.Node{{ID: 12, Values: []uint64{0}}}
+	nodes := gen.CallsAndLeaves(0, nil)
 	for _, lm := range lms {
 		bin := cxx.Path
 		if lm.ID == 2 {
@@ -45,11 +45,8 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		nodes = gen.AppendCallsAndLeaves(nodes, lm.ID, addrs)
 		for i, a := range addrs {
-			id := int32(12 + 2*len(nodes))
-			nodes = append(nodes,
-				dec.Node{ID: id, Parent: 12, LMID: lm.ID, IP: a + 1, Values: []uint64{0}},
-				dec.Node{ID: -(id + 2), Parent: uint32(id), LMID: lm.ID, IP: a, Values: []uint64{uint64(i + 1)}})
 			want[strconv.Itoa(int(lm.ID))+","+strconv.FormatUint(a, 16)] = frames[i]
 		}
 	}

@@ -385,3 +385,25 @@ func TraceSamples(t *Tree, n int, t0, dt uint64) []hpcrun.Sample {
 	}
 	return out
 }
+
+// CallsAndLeaves are the nodes of a CCT that samples each address of
+// module lmID once: the root (id 12), then per address a call node whose
+// ip is the address + 1 (a return address, named by the call at the
+// address) under the root, and a leaf at the address under it, with
+// value k+1 (one Int metric) for the k-th address.
+func CallsAndLeaves(lmID uint16, addrs []uint64) []hpcrun.Node {
+	nodes := []hpcrun.Node{{ID: 12, Values: []uint64{0}}}
+	return AppendCallsAndLeaves(nodes, lmID, addrs)
+}
+
+// AppendCallsAndLeaves appends the call and leaf nodes of CallsAndLeaves
+// for more addresses (of another module) to nodes.
+func AppendCallsAndLeaves(nodes []hpcrun.Node, lmID uint16, addrs []uint64) []hpcrun.Node {
+	for k, a := range addrs {
+		id := int32(12 + 2*len(nodes))
+		nodes = append(nodes,
+			hpcrun.Node{ID: id, Parent: 12, LMID: lmID, IP: a + 1, Values: []uint64{0}},
+			hpcrun.Node{ID: -(id + 2), Parent: uint32(id), LMID: lmID, IP: a, Values: []uint64{uint64(k + 1)}})
+	}
+	return nodes
+}
