@@ -32,7 +32,14 @@ type bottomUp struct {
 	level  []int32
 	vals   []int64 // per node: inclusive then exclusive value of each metric
 	order  []int32 // preorder: procedures, then each node's callers, by first metric's inclusive value
+	levels int32   // the deepest level built
 }
+
+// maxBottomUpRows bounds bottom-up.csv: callers are followed up to
+// BottomUpLevels, but a level that would take the table past this many
+// rows is left out (README.txt says so), so that the table of a profile
+// with millions of contexts stays within the memory budget.
+const maxBottomUpRows = 1 << 19
 
 func newBottomUp(t *Tree) *bottomUp {
 	nm := len(t.Metrics)
@@ -58,7 +65,7 @@ func newBottomUp(t *Tree) *bottomUp {
 	b := &bottomUp{t: t}
 	type key struct{ parent, label int32 }
 	index := map[key]int32{}
-	node := func(parent, label int32) int32 {
+	node := func(parent, label int32, lv int32) int32 {
 		k := key{parent, label}
 		if x, ok := index[k]; ok {
 			return x
@@ -67,31 +74,65 @@ func newBottomUp(t *Tree) *bottomUp {
 		index[k] = x
 		b.label = append(b.label, label)
 		b.parent = append(b.parent, parent)
-		lv := int32(0)
-		if parent >= 0 {
-			lv = b.level[parent] + 1
-		}
 		b.level = append(b.level, lv)
 		b.vals = append(b.vals, make([]int64, 2*nm)...)
 		return x
 	}
-	for n := int32(1); n < int32(t.Len()); n++ {
-		x := node(-1, t.frames.label[t.frame[n]])
-		a := n
-		for {
+	// Level by level: cur[n] is context n's row at the level before, anc[n]
+	// the caller that level adds (-1: the top of the tree was reached, -2:
+	// nothing more). A level that would pass maxBottomUpRows is left out.
+	cur := make([]int32, t.Len())
+	anc := make([]int32, t.Len())
+	for n := range anc {
+		anc[n] = int32(n)
+		cur[n] = -1
+	}
+	anc[Root] = -2
+	for lv := int32(0); lv <= BottomUpLevels; lv++ {
+		before := len(b.label)
+		next := make([]int32, 0, t.Len())
+		for n := int32(1); n < int32(t.Len()); n++ {
+			a := anc[n]
+			if a == -2 {
+				next = append(next, -1)
+				continue
+			}
+			label := int32(-1)
+			if a >= 0 {
+				label = t.frames.label[t.frame[a]]
+			}
+			x := node(cur[n], label, lv)
+			if len(b.label) > maxBottomUpRows && lv > 0 {
+				break
+			}
+			next = append(next, x)
 			for m := range nm {
 				if outermost[n] {
 					b.vals[int(x)*2*nm+2*m] += inc[m][n]
 				}
 				b.vals[int(x)*2*nm+2*m+1] += t.self(n, m)
 			}
-			if a < 0 || b.level[x] == BottomUpLevels {
-				break
+		}
+		if len(b.label) > maxBottomUpRows && lv > 0 {
+			for x := before; x < len(b.label); x++ {
+				delete(index, key{b.parent[x], b.label[x]})
 			}
-			if a = t.parent[a]; a == Root {
-				x, a = node(x, -1), -1
-			} else {
-				x = node(x, t.frames.label[t.frame[a]])
+			b.label, b.parent, b.level, b.vals = b.label[:before], b.parent[:before], b.level[:before], b.vals[:before*2*nm]
+			break
+		}
+		b.levels = lv
+		if len(b.label) == before {
+			break
+		}
+		for n := int32(1); n < int32(t.Len()); n++ {
+			cur[n] = next[n-1]
+			switch a := anc[n]; {
+			case a < 0:
+				anc[n] = -2
+			case t.parent[a] == Root:
+				anc[n] = -1
+			default:
+				anc[n] = t.parent[a]
 			}
 		}
 	}

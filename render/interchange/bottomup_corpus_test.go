@@ -40,13 +40,21 @@ func TestBottomUpAddsUp(t *testing.T) {
 				vals, sum []int64
 				row       []string
 			}
+			deepest := 0
+			for _, r := range rows {
+				d, _ := strconv.Atoi(r[1])
+				deepest = max(deepest, d)
+			}
+			if deepest > interchange.BottomUpLevels {
+				t.Errorf("callers %d levels up", deepest)
+			}
 			var stack []open
 			pop := func() {
 				o := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				depth, _ := strconv.Atoi(o.row[1])
-				if depth == interchange.BottomUpLevels || o.sum == nil {
-					if depth < interchange.BottomUpLevels && o.row[2] != "[root]" {
+				if depth == deepest || o.sum == nil {
+					if depth < deepest && o.row[2] != "[root]" {
 						t.Errorf("%v: no callers and not called from the top", o.row)
 					}
 					return

@@ -182,7 +182,8 @@ func ProfileReadme(metrics []Metric) string {
                          <metric>_inc,<metric>_exc per metric. Per procedure (a frame of the
                          flame graphs) a row of depth 0 with its totals, then its callers
                          (depth 1), their callers (depth 2), ... up to depth ` + strconv.Itoa(BottomUpLevels) + `, each
-                         with the procedure's cost attributed through that call path (path:
+                         with the procedure's cost attributed through that call path (fewer
+                         levels when one more would take the table past ` + strconv.Itoa(maxBottomUpRows) + ` rows) (path:
                          the procedure, then the callers, joined by ';'); [root] is "called
                          from the top of the tree". The rows right under a row add up to it.
                          Exclusive values count every context of the procedure, inclusive
