@@ -170,33 +170,92 @@ func openDir(dir string) (*vfs.Source, error) {
 		p.build(sub, true)
 		sub.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(filepath.Join(dir, opened[i]))), nil }, nil))
 	}
-	sumName := "sum"
-	for _, n := range dirNames {
-		if n == sumName {
-			sumName = "sum_of_all"
+	groups := runs(profiles)
+	sumNames := make([]string, len(groups))
+	for i, g := range groups {
+		sumNames[i] = "sum"
+		if len(groups) > 1 {
+			sumNames[i] = "sum-pid" + profiles[g[0]].f.Header.Pid
 		}
 	}
-	s := newSum(profiles, sumName+"/", src.Errors)
-	s.build(src.Root.AddDir(sumName), false)
-	src.Root.AddFile("README.txt", render.Static([]byte(dirReadme(dir, opened, dirNames, sumName, profiles))))
+	sumNames = vfs.UniqueNames(sumNames, append(dirNames, vfs.Reserved...)...)
+	for i, g := range groups {
+		ps := make([]*profile, len(g))
+		for k, j := range g {
+			ps[k] = profiles[j]
+		}
+		newSum(ps, sumNames[i]+"/", src.Errors).build(src.Root.AddDir(sumNames[i]), false)
+	}
+	src.Root.AddFile("README.txt", render.Static([]byte(dirReadme(dir, opened, dirNames, profiles, groups, sumNames))))
 	src.AddInfo("profiles", len(profiles))
 	return src, nil
 }
 
-func dirReadme(dir string, names, dirNames []string, sumName string, ps []*profile) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "hpcfs mount of %s\n\nA directory of %d callgrind profiles (threads or parts of one run), one subdirectory\neach (its own README.txt explains the views), and %s/, their sum:\n\n", dir, len(ps), sumName)
+// runs groups the profiles that are parts or threads of one run (the
+// same tool, command and pid, each a different part or thread) and more
+// than one: those are summed. A profile repeating the part and thread of
+// one before it is a copy and left out; a profile without a pid
+// (cachegrind) is a run of its own. Groups come in the order of their
+// first profile.
+func runs(ps []*profile) [][]int {
+	index := map[[3]string]int{}
+	seen := map[[5]string]bool{}
+	var groups [][]int
 	for i, p := range ps {
 		h := p.f.Header
-		fmt.Fprintf(&b, "  %s/  %s (creator %q, part %s, thread %s, events %s)\n", dirNames[i], names[i], h.Creator, orDash(h.Part), orDash(h.Thread), strings.Join(h.Events, " "))
+		if h.Pid == "" || seen[[5]string{h.Creator, h.Cmd, h.Pid, h.Part, h.Thread}] {
+			continue
+		}
+		seen[[5]string{h.Creator, h.Cmd, h.Pid, h.Part, h.Thread}] = true
+		k := [3]string{h.Creator, h.Cmd, h.Pid}
+		g, ok := index[k]
+		if !ok {
+			g = len(groups)
+			index[k] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
 	}
-	fmt.Fprintf(&b, `
-%s/  functions.csv, calls.csv, functions/<nr>-<name>/, header.txt of all profiles summed
-      the way callgrind_annotate sums several files: functions matched by file and name,
-      calls by caller, callee and call site, costs by event name.
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g) > 1 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func dirReadme(dir string, names, dirNames []string, ps []*profile, groups [][]int, sumNames []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\nA directory of %d callgrind profiles, one subdirectory each (its own README.txt\nexplains the views):\n\n", dir, len(ps))
+	for i, p := range ps {
+		h := p.f.Header
+		fmt.Fprintf(&b, "  %s/", dirNames[i])
+		if names[i] != dirNames[i] {
+			fmt.Fprintf(&b, "  %s", names[i])
+		}
+		fmt.Fprintf(&b, "  creator %q, pid %s, part %s, thread %s\n      events %s\n", h.Creator, orDash(h.Pid), orDash(h.Part), orDash(h.Thread), strings.Join(h.Events, " "))
+	}
+	b.WriteString("\nParts and threads of one run (the same creator, cmd and pid, each a different part or\n" +
+		"thread) are summed; other profiles, runs of their own or copies, are not:\n\n")
+	if len(groups) == 0 {
+		b.WriteString("  (no two profiles of one run: nothing summed)\n")
+	}
+	for i, g := range groups {
+		var in []string
+		for _, j := range g {
+			in = append(in, dirNames[j]+"/")
+		}
+		h := ps[g[0]].f.Header
+		fmt.Fprintf(&b, "  %s/  pid %s, cmd %s: the sum of\n      %s\n", sumNames[i], h.Pid, orDash(h.Cmd), strings.Join(in, "\n      "))
+	}
+	b.WriteString(`
+A sum holds functions.csv, calls.csv, functions/<nr>-<name>/ and header.txt of its profiles
+summed the way callgrind_annotate sums several files: functions matched by file and name,
+calls by caller, callee and call site, costs by event name.
 _errors.txt   decode problems found so far, prefixed by the subdirectory
 raw/          the original files
-`, sumName)
+`)
 	return b.String()
 }
 

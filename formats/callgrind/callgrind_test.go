@@ -27,6 +27,19 @@ func column(t testing.TB, header []string, name string) int {
 	return -1
 }
 
+// irTotal is the sum of the Ir_exc column of CSV view name.
+func irTotal(t *testing.T, fsys fs.FS, name string) int64 {
+	t.Helper()
+	rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name))
+	c := column(t, rows[0], "Ir_exc")
+	var s int64
+	for _, r := range rows[1:] {
+		v, _ := strconv.ParseInt(r[c], 10, 64)
+		s += v
+	}
+	return s
+}
+
 // openFS opens path as a callgrind source, closed when the test ends.
 func openFS(t *testing.T, path string) fs.FS {
 	t.Helper()
@@ -142,16 +155,7 @@ func TestDirectory(t *testing.T) {
 	}
 	defer src.Close()
 	fsys := src.FS()
-	total := func(name string) int64 {
-		rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name))
-		c := column(t, rows[0], "Ir_exc")
-		var s int64
-		for _, r := range rows[1:] {
-			v, _ := strconv.ParseInt(r[c], 10, 64)
-			s += v
-		}
-		return s
-	}
+	total := func(name string) int64 { return irTotal(t, fsys, name) }
 	if got, want := total("sum/functions.csv"), sums[0]+sums[1]+sums[2]; got != want {
 		t.Errorf("sum/functions.csv Ir_exc total %d, want %d", got, want)
 	}
@@ -343,5 +347,55 @@ func TestAppendMode(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestDirectoryRuns (issue 21.6): in a folder of profiles of several
+// runs, only the parts and threads of one run are summed, one sum per
+// run; a copy (callgrind.out.default.gz) and a cachegrind profile are
+// not, and README.txt says which files went into each sum.
+func TestDirectoryRuns(t *testing.T) {
+	corpusDir := testdata.Corpus(t, "callgrind", "valgrind-3.19-generated")
+	dir := t.TempDir()
+	testdata.CopyDir(t, corpusDir, dir)
+	for _, n := range []string{"callgrind.out.parts", "callgrind.out.parts.3", "callgrind.out.threads-03", "callgrind.out.cachesim",
+		"callgrind.out.instr-jumps", "callgrind.out.nocompress", "callgrind.out.systime", "cachegrind.out.cachesim"} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys := openFS(t, dir)
+	des, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums []string
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), "sum") {
+			sums = append(sums, de.Name())
+		}
+	}
+	if strings.Join(sums, " ") != "sum-pid12936 sum-pid12939" {
+		t.Fatalf("sums %v, want one per run of several parts or threads", sums)
+	}
+	total := func(name string) int64 { return irTotal(t, fsys, name) }
+	for sum, parts := range map[string][]string{"sum-pid12939": {"callgrind.out.parts.1", "callgrind.out.parts.2"},
+		"sum-pid12936": {"callgrind.out.threads-01", "callgrind.out.threads-02"}} {
+		var want int64
+		for _, p := range parts {
+			want += total(p + "/functions.csv")
+		}
+		if got := total(sum + "/functions.csv"); got != want {
+			t.Errorf("%s: Ir total %d, its parts %d", sum, got, want)
+		}
+	}
+	readme := string(testdata.ReadFS(t, fsys, "README.txt"))
+	if !strings.Contains(readme, "sum-pid12939/  pid 12939, cmd ../prog: the sum of\n      callgrind.out.parts.1/\n      callgrind.out.parts.2/\n") {
+		t.Errorf("README.txt does not list the parts summed:\n%s", readme)
+	}
+	for _, line := range strings.Split(readme, "\n") {
+		if len(line) > 100 {
+			t.Errorf("README.txt line longer than 100 columns: %q", line)
+		}
 	}
 }
