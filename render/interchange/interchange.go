@@ -127,16 +127,17 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 	}
 }
 
-// AddTraceViews adds trace.json (every track) and trace/<track>.json (one
-// each) to dir, and when trace.json is larger than the window limit,
-// trace/window-<k>.json (time windows, planWindows, for the mount's
-// Options.WindowLimit). Tracks are asked for
-// on first use only. key names a view in the on-disk index (render.IndexKey
-// of the trace's files), so that a second mount knows sizes and
-// checkpoints at once.
+// AddTraceViews adds trace.json (every track), trace.pftrace (the same in
+// Perfetto's protobuf form) and trace/<track>.json (one each) to dir, and
+// when trace.json is larger than the window limit, trace/window-<k>.json
+// and trace/window-<k>.pftrace (time windows, planWindows, for the mount's
+// Options.WindowLimit). Tracks are asked for on first use only. key names
+// a view in the on-disk index (render.IndexKey of the trace's files), so
+// that a second mount knows sizes and checkpoints at once.
 func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error), key func(view string) string) {
 	all := render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json"))
 	dir.AddFile("trace.json", all)
+	dir.AddFile("trace.pftrace", render.IndexedStream(&traceGen{tr: tr, one: -1, pf: true}, key("trace.pftrace"), report("trace.pftrace")))
 	dir.Add("summary", summaryDir(tr, report))
 	dir.Add("trace", vfs.LazyOptions(func(o render.Options) []vfs.Entry {
 		tracks := tr.Tracks()
@@ -149,7 +150,7 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error),
 			wins = planWindows(tr, windowLimit(o))
 		}
 		for _, w := range wins {
-			names = append(names, windowName(w.k, w.n))
+			names = append(names, windowName(w.k, w.n)+".json", windowName(w.k, w.n)+".pftrace")
 		}
 		names = vfs.UniqueNames(names)
 		var out []vfs.Entry
@@ -157,8 +158,8 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error),
 			view := "trace/" + name
 			g := &traceGen{tr: tr, one: i}
 			if i >= len(tracks) {
-				w := wins[i-len(tracks)]
-				g = &traceGen{tr: tr, one: -1, win: w}
+				w := wins[(i-len(tracks))/2]
+				g = &traceGen{tr: tr, one: -1, win: w, pf: (i-len(tracks))%2 == 1}
 				view += " " + w.otherData
 			}
 			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(g, key(view), report("trace/"+name)))})
@@ -208,6 +209,8 @@ func TraceReadme() string {
 chrome://tracing and speedscope):
   trace.json             every thread: one pid per process or rank, one tid per thread;
                          ts and dur in microseconds with the nanosecond digits kept
+  trace.pftrace          the same tracks and events as a Perfetto protobuf trace (smaller,
+                         loads faster in ui.perfetto.dev and trace_processor; times in ns)
   trace/window-<k>.json  only when trace.json is larger than the window limit (hpcfs
                          --trace-window-limit, ` + strconv.FormatInt(DefaultWindowLimit, 10) + ` bytes unless set): every thread in
                          consecutive time windows of one span, the longest for which each
@@ -216,6 +219,8 @@ chrome://tracing and speedscope):
                          gives its start_us and end_us.
                          An X event crossing a window's edge is clipped to each window it
                          overlaps, so its parts add up to its duration in trace.json.
+  trace/window-<k>.pftrace
+                         the same window as a Perfetto protobuf trace
   trace/<thread>.json    one thread each, for traces larger than a viewer loads
                          (chrome://tracing stops near 256 MB, Perfetto's UI near 2 GB)
 Summaries of the same events (t_ns counts from trace.json's origin; a region is an

@@ -75,6 +75,7 @@ type traceGen struct {
 	tr  Trace
 	one int     // the track of trace/<thread>.json; -1 for all
 	win *window // of trace/window-<k>.json; nil for all time
+	pf  bool    // trace.pftrace (Perfetto protobuf) rather than JSON
 }
 
 // tracePos is a position in trace.json: which track (len(tracks) for the
@@ -119,6 +120,7 @@ type traceCursor struct {
 	emit   func(*Event) // appends to out
 	out    []byte
 	t      *Track // of the events emitted
+	pfw    pfWriter
 }
 
 func (g *traceGen) Start(state any) (render.Cursor, error) {
@@ -166,6 +168,9 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	}
 	if !c.pos.begun {
 		c.pos.begun = true
+		if c.g.pf {
+			return c.pfw.appendHead(dst, c.all, c.tracks), nil
+		}
 		if c.g.win != nil {
 			return append(dst, c.g.win.head()...), nil
 		}
@@ -173,6 +178,8 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	}
 	switch {
 	case c.pos.track > len(c.tracks):
+		return dst, io.EOF
+	case c.pos.track == len(c.tracks) && c.g.pf:
 		return dst, io.EOF
 	case c.pos.track == len(c.tracks):
 		c.pos.track++
@@ -195,7 +202,12 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 	c.out, c.t = dst, &c.all[c.tracks[c.pos.track]]
 	if c.emit == nil {
 		c.emit = func(e *Event) {
-			if w := c.g.win; w == nil || w.clip(e) {
+			if w := c.g.win; w != nil && !w.clip(e) {
+				return
+			}
+			if c.g.pf {
+				c.out = c.pfw.appendEvent(c.out, c.tracks[c.pos.track], e)
+			} else {
 				c.out = appendEvent(c.out, c.t, e)
 			}
 		}
@@ -217,6 +229,9 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			c.pos.track = len(c.tracks) + 1
 			c.ev = nil
 			c.err = err
+			if c.g.pf {
+				return dst, nil
+			}
 			return c.appendMetadata(dst), nil
 		}
 	}

@@ -248,12 +248,12 @@ func seekWindows(tr Trace, i int, wins []*window) bool {
 	return true
 }
 
-// windowName is window k's file name of n, numbered with equal widths so
-// that they sort.
+// windowName is window k's file name of n without its extension,
+// numbered with equal widths so that they sort.
 func windowName(k, n int) string {
 	s := strconv.Itoa(k)
 	for len(s) < len(strconv.Itoa(n-1)) {
 		s = "0" + s
 	}
-	return "window-" + s + ".json"
+	return "window-" + s
 }
