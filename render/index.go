@@ -74,6 +74,13 @@ func IndexKey(format, view string, files ...string) string {
 	return format + "/" + view + "/" + hex.EncodeToString(h.Sum(nil))
 }
 
+// IsStream reports whether v was made by Stream or IndexedStream: a view
+// too big to be rendered whole.
+func IsStream(v View) bool {
+	_, ok := v.(*stream)
+	return ok
+}
+
 func indexPath(dir, key string) string {
 	if dir == "" || key == "" || buildKey == "" {
 		return ""

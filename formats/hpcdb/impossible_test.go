@@ -60,7 +60,7 @@ func TestImpossibleValuesReported(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
-		if bytes.IndexByte(b, 0) >= 0 && !strings.HasSuffix(p, ".pb.gz") && !strings.HasSuffix(p, ".pftrace") { // pprof and Perfetto are binary
+		if bytes.IndexByte(b, 0) >= 0 && !strings.HasSuffix(p, ".pb.gz") && !strings.HasSuffix(p, ".pftrace") && !strings.HasSuffix(p, ".parquet") { // pprof, Perfetto and Parquet are binary
 			t.Errorf("%s holds a NUL byte", p)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/columnar"
 )
 
 // A Node is a *File or a *Dir.
@@ -57,14 +58,31 @@ func Lazy(fn func() []Entry) *Dir {
 func LazyOptions(fn func(render.Options) []Entry) *Dir { return &Dir{lazy: fn} }
 
 // Add adds a child. Names must be unique; Add is for building a tree
-// before it is served.
+// before it is served. A big table (a CSV file whose view is a stream)
+// comes with its Parquet twin (withTwins).
 func (d *Dir) Add(name string, n Node) {
-	d.mu.Lock()
-	d.entries = append(d.entries, Entry{name, n})
-	d.sorted = false
-	at := d.at
-	d.mu.Unlock()
-	at.bind(n, name)
+	for _, e := range withTwins([]Entry{{name, n}}) {
+		d.mu.Lock()
+		d.entries = append(d.entries, e)
+		d.sorted = false
+		at := d.at
+		d.mu.Unlock()
+		at.bind(e.Node, e.Name)
+	}
+}
+
+// withTwins adds to entries the Parquet twin NAME.parquet (render/columnar)
+// of each NAME.csv whose view is a render stream: the big tables. Small
+// CSVs, rendered whole, have none.
+func withTwins(entries []Entry) []Entry {
+	for _, e := range entries {
+		f, ok := e.Node.(*File)
+		base, csv := strings.CutSuffix(e.Name, ".csv")
+		if ok && csv && render.IsStream(f.View) {
+			entries = append(entries, Entry{base + ".parquet", NewFile(columnar.Twin(f.View))})
+		}
+	}
+	return entries
 }
 
 // AddFile adds a file serving v.
@@ -140,7 +158,7 @@ func (d *Dir) list() []Entry {
 		if d.at != nil {
 			opts = d.at.src.Options
 		}
-		made := d.lazy(opts)
+		made := withTwins(d.lazy(opts))
 		d.entries = append(d.entries, made...)
 		d.lazy = nil
 		d.sorted = false

@@ -1,0 +1,480 @@
+// Package columnar renders the Parquet twin of a CSV view: the same
+// header and rows as typed, zstd-compressed columns in row groups, for
+// DuckDB, pandas/pyarrow, Polars and Spark, which scan it in parallel
+// and far faster than the CSV.
+//
+// A twin reads its CSV, so any table that renders as CSV gets one: the
+// first pass infers each column's type from its cells (INT64 when every
+// non-empty cell is a decimal integer, DOUBLE when every one is a number,
+// else UTF-8 strings; an empty cell is a null), counts the rows and
+// plans the row groups. The file is then streamed like any view: one
+// record per row group, each encoded alone by parquet-go into a small
+// Parquet file of its own whose column chunks are moved to their place in
+// the twin (their offsets shifted), and a footer of every row group's
+// metadata. Sizing encodes every row group once; the checkpoints (the CSV
+// offset of each row group) and the footer go to the on-disk index, so a
+// later mount knows the size at once and a read re-encodes only the row
+// group it falls in. Memory: one row group's encoded columns (about a
+// megabyte) per cursor, and the footer.
+package columnar
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"sync"
+
+	"github.com/hpcfs/hpcfs/render"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// A Kind is a column's Parquet type.
+type Kind uint8
+
+// Kinds from the narrowest; a column takes the widest its cells need.
+const (
+	Null   Kind = iota // only empty cells: written as strings, all null
+	Int64              // INT64
+	Double             // DOUBLE
+	String             // BYTE_ARRAY UTF8
+)
+
+// groupRows is the most rows a row group holds: DuckDB scans row groups
+// in parallel (its own are 122880 rows), and one row group's encoded
+// columns are what a cursor holds.
+const groupRows = 1 << 17
+
+const magic = "PAR1"
+
+// Twin returns the Parquet twin of the CSV view csv, a render.Stream that
+// takes its index key from the tree (render.Binder) like any view.
+func Twin(csv render.View) render.View {
+	return render.Stream(&twinGen{csv: csv}, nil)
+}
+
+// plan is what the first pass learns of the CSV.
+type plan struct {
+	names []string
+	kinds []Kind
+	rows  int64
+}
+
+func (p *plan) groups() int64 { return (p.rows + groupRows - 1) / groupRows }
+
+type twinGen struct {
+	csv render.View
+
+	planOnce sync.Once
+	plan     *plan
+	planErr  error
+
+	mu       sync.Mutex
+	footer   []byte // when known: from sizing, or from the index
+	footerAt int64  // its offset in the twin, when made here
+}
+
+// twinPos is a position in the twin: before row group group (its first
+// row at byte csvOff of the CSV, its bytes at off of the twin), or, when
+// group is the plan's number of groups, before the footer.
+type twinPos struct {
+	plan        *plan
+	group       int64
+	csvOff, off int64
+	begun       bool
+	footer      []byte // before the footer only
+}
+
+func (g *twinGen) getPlan() (*plan, error) {
+	g.planOnce.Do(func() { g.plan, g.planErr = scanPlan(g.csv) })
+	return g.plan, g.planErr
+}
+
+func csvReader(v render.View, off int64) (*csv.Reader, error) {
+	size, err := v.Size()
+	if err != nil {
+		return nil, err
+	}
+	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(v, off, size-off), 256<<10))
+	r.ReuseRecord = true
+	return r, nil
+}
+
+// scanPlan reads the CSV once: its header, its rows' count and its
+// columns' kinds.
+func scanPlan(v render.View) (*plan, error) {
+	r, err := csvReader(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.Read()
+	if err == io.EOF {
+		return &plan{}, nil
+	}
+	if err != nil {
+		return nil, csvError(err)
+	}
+	p := &plan{names: append([]string(nil), head...), kinds: make([]Kind, len(head))}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return p, nil
+		}
+		if err != nil {
+			return nil, csvError(err)
+		}
+		p.rows++
+		for i, cell := range rec {
+			if k := p.kinds[i]; k < String && cell != "" {
+				p.kinds[i] = max(k, kindOf(cell))
+			}
+		}
+	}
+}
+
+// kindOf is the narrowest kind that holds a non-empty cell.
+func kindOf(cell string) Kind {
+	if _, err := strconv.ParseInt(cell, 10, 64); err == nil {
+		return Int64
+	}
+	if f, err := strconv.ParseFloat(cell, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && cell[len(cell)-1] != 'f' {
+		return Double
+	}
+	return String
+}
+
+// csvError says that the CSV twin does not parse: a bug of the view, not
+// of the input, so it fails reads instead of ending the view quietly.
+func csvError(err error) error { return fmt.Errorf("columnar: the CSV view does not parse: %w", err) }
+
+// footerNear is how close to the footer a checkpoint is stored with it:
+// render keeps one at least every 64 KiB, so the last one is within this
+// and a later mount renders the footer without encoding the row groups.
+const footerNear = 1 << 20
+
+// EncodeState writes a twinPos for the on-disk index, with the footer
+// when the position is near it.
+func (g *twinGen) EncodeState(state any) []byte {
+	p := state.(twinPos)
+	g.mu.Lock()
+	if g.footer != nil && g.footerAt-p.off < footerNear {
+		p.footer = g.footer
+	}
+	g.mu.Unlock()
+	var w render.StateWriter
+	w.Int(p.group).Int(p.csvOff).Int(p.off).Bool(p.begun).Int(p.plan.rows).Uint(uint64(len(p.plan.names)))
+	for i, n := range p.plan.names {
+		w.Uint(uint64(len(n))).Raw([]byte(n)).Uint(uint64(p.plan.kinds[i]))
+	}
+	w.Uint(uint64(len(p.footer))).Raw(p.footer)
+	return w.Bytes()
+}
+
+// DecodeState reads what EncodeState wrote; a footer in it is kept for
+// every cursor.
+func (g *twinGen) DecodeState(b []byte) (any, error) {
+	r := render.NewStateReader(b)
+	p := twinPos{plan: &plan{}, group: r.Int(0, math.MaxInt64), csvOff: r.Int(0, math.MaxInt64), off: r.Int(0, math.MaxInt64), begun: r.Bool()}
+	p.plan.rows = r.Int(0, math.MaxInt64)
+	n := int(r.Uint(uint64(len(b))))
+	for range n {
+		l := int(r.Uint(uint64(len(r.Rest()))))
+		p.plan.names = append(p.plan.names, string(r.Rest()[:l]))
+		r.Skip(l)
+		p.plan.kinds = append(p.plan.kinds, Kind(r.Uint(uint64(String))))
+	}
+	if l := int(r.Uint(uint64(len(r.Rest())))); l > 0 {
+		p.footer = bytes.Clone(r.Rest()[:l])
+		r.Skip(l)
+		g.mu.Lock()
+		g.footer = p.footer
+		g.mu.Unlock()
+	}
+	return p, r.Err()
+}
+
+type twinCursor struct {
+	g      *twinGen
+	pos    twinPos
+	schema *parquet.Schema
+	groups []format.RowGroup // every row group so far, when the cursor began at 0
+	whole  bool              // it did
+	enc    bytes.Buffer
+	row    []parquet.Row
+}
+
+func (g *twinGen) Start(state any) (render.Cursor, error) {
+	c := &twinCursor{g: g}
+	if p, ok := state.(twinPos); ok {
+		c.pos = p
+	} else {
+		p, err := g.getPlan()
+		if err != nil {
+			return nil, err
+		}
+		c.pos.plan, c.whole = p, true
+	}
+	c.schema = schemaOf(c.pos.plan)
+	return c, nil
+}
+
+func (c *twinCursor) State() any {
+	p := c.pos
+	if p.group < p.plan.groups() {
+		p.footer = nil
+	}
+	return p
+}
+
+func (c *twinCursor) Next(dst []byte) ([]byte, error) {
+	p := &c.pos
+	n := p.plan.groups()
+	switch {
+	case !p.begun:
+		p.begun = true
+		p.off += int64(len(magic))
+		return append(dst, magic...), nil
+	case p.group < n:
+		start := len(dst)
+		dst, err := c.appendGroup(dst)
+		if err != nil {
+			return dst[:start], err
+		}
+		p.off += int64(len(dst) - start)
+		p.group++
+		if p.group == n {
+			p.footer, err = c.footer()
+			if err != nil {
+				return dst[:start], err
+			}
+		}
+		return dst, nil
+	case p.group == n:
+		footer := p.footer
+		if footer == nil {
+			var err error
+			if footer, err = c.footer(); err != nil {
+				return dst, err
+			}
+		}
+		p.group++
+		dst = append(dst, footer...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(footer)))
+		return append(dst, magic...), nil
+	}
+	return dst, io.EOF
+}
+
+// footer is the file's metadata: made from the row groups this cursor
+// encoded when it began at 0, else the one the generator knows (from the
+// sizing pass or the index), else made by encoding every row group again.
+func (c *twinCursor) footer() ([]byte, error) {
+	if n := c.pos.plan.groups(); !c.whole && n > 0 {
+		c.g.mu.Lock()
+		f := c.g.footer
+		c.g.mu.Unlock()
+		if f != nil {
+			return f, nil
+		}
+		all := &twinCursor{g: c.g, pos: twinPos{plan: c.pos.plan}, whole: true, schema: c.schema}
+		var buf []byte
+		var err error
+		for all.pos.group < n {
+			if buf, err = all.Next(buf[:0]); err != nil {
+				return nil, err
+			}
+		}
+		return all.pos.footer, nil
+	}
+	elems, err := schemaElements(c.schema)
+	if err != nil {
+		return nil, err
+	}
+	md := format.FileMetaData{Version: 1, Schema: elems, NumRows: c.pos.plan.rows, RowGroups: c.groups, CreatedBy: "hpcfs"}
+	f, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		return nil, err
+	}
+	c.g.mu.Lock()
+	c.g.footer, c.g.footerAt = f, c.pos.off
+	c.g.mu.Unlock()
+	return f, nil
+}
+
+// appendGroup encodes the rows of the current row group and appends its
+// column chunks.
+func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
+	p := &c.pos
+	r, err := csvReader(c.g.csv, p.csvOff)
+	if err != nil {
+		return dst, err
+	}
+	if p.group == 0 && p.csvOff == 0 {
+		if _, err := r.Read(); err != nil {
+			return dst, csvError(err)
+		}
+	}
+	rows := min(groupRows, p.plan.rows-p.group*groupRows)
+	c.enc.Reset()
+	w := parquet.NewWriter(&c.enc, c.schema, parquet.Compression(&zstd.Codec{}), parquet.CreatedBy("hpcfs", "", ""))
+	const batch = 256
+	if c.row == nil {
+		c.row = make([]parquet.Row, batch)
+	}
+	for done := int64(0); done < rows; {
+		k := int(min(batch, rows-done))
+		for i := range k {
+			rec, err := r.Read()
+			if err != nil {
+				if err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return dst, csvError(err)
+			}
+			c.row[i] = appendRow(c.row[i][:0], rec, p.plan.kinds)
+		}
+		if _, err := w.WriteRows(c.row[:k]); err != nil {
+			return dst, err
+		}
+		done += int64(k)
+	}
+	if err := w.Close(); err != nil {
+		return dst, err
+	}
+	p.csvOff += r.InputOffset()
+	return c.moveChunks(dst)
+}
+
+// moveChunks appends the column chunks of the one-row-group file in c.enc
+// and keeps its metadata, shifted to where they land.
+func (c *twinCursor) moveChunks(dst []byte) ([]byte, error) {
+	b := c.enc.Bytes()
+	var md format.FileMetaData
+	if len(b) < 12 {
+		return dst, errors.New("columnar: short row group file")
+	}
+	flen := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	if flen > len(b)-12 {
+		return dst, errors.New("columnar: bad row group footer")
+	}
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[len(b)-8-flen:len(b)-8], &md); err != nil {
+		return dst, err
+	}
+	if len(md.RowGroups) != 1 {
+		return dst, fmt.Errorf("columnar: %d row groups in one", len(md.RowGroups))
+	}
+	rg := md.RowGroups[0]
+	end := int64(len(magic))
+	for i := range rg.Columns {
+		m := &rg.Columns[i].MetaData
+		first := m.DataPageOffset
+		if m.DictionaryPageOffset > 0 {
+			first = min(first, m.DictionaryPageOffset)
+		}
+		if first != end {
+			return dst, fmt.Errorf("columnar: column chunk %d at %d, not %d", i, first, end)
+		}
+		end += m.TotalCompressedSize
+	}
+	if end > int64(len(b)) {
+		return dst, errors.New("columnar: column chunks past the file")
+	}
+	delta := c.pos.off - int64(len(magic))
+	for i := range rg.Columns {
+		cc := &rg.Columns[i]
+		cc.FileOffset += delta
+		cc.MetaData.DataPageOffset += delta
+		if cc.MetaData.DictionaryPageOffset > 0 {
+			cc.MetaData.DictionaryPageOffset += delta
+		}
+		cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+	}
+	rg.FileOffset = c.pos.off
+	rg.TotalCompressedSize = end - int64(len(magic))
+	rg.Ordinal = int16(min(c.pos.group, math.MaxInt16))
+	if c.whole {
+		c.groups = append(c.groups, rg)
+	}
+	return append(dst, b[len(magic):end]...), nil
+}
+
+// appendRow converts one CSV record to a Parquet row.
+func appendRow(row parquet.Row, rec []string, kinds []Kind) parquet.Row {
+	for i, cell := range rec {
+		var v parquet.Value
+		switch {
+		case cell == "" || kinds[i] == Null:
+			row = append(row, parquet.NullValue().Level(0, 0, i))
+			continue
+		case kinds[i] == Int64:
+			n, _ := strconv.ParseInt(cell, 10, 64)
+			v = parquet.Int64Value(n)
+		case kinds[i] == Double:
+			f, _ := strconv.ParseFloat(cell, 64)
+			v = parquet.DoubleValue(f)
+		default:
+			v = parquet.ByteArrayValue([]byte(cell))
+		}
+		row = append(row, v.Level(0, 1, i))
+	}
+	return row
+}
+
+// schemaOf is the Parquet schema of a plan: one optional column per CSV
+// column, in the CSV's order.
+func schemaOf(p *plan) *parquet.Schema {
+	fields := make([]parquet.Field, len(p.names))
+	for i, name := range p.names {
+		var n parquet.Node
+		switch p.kinds[i] {
+		case Int64:
+			n = parquet.Int(64)
+		case Double:
+			n = parquet.Leaf(parquet.DoubleType)
+		default:
+			n = parquet.String()
+		}
+		fields[i] = field{Node: parquet.Optional(n), name: name}
+	}
+	return parquet.NewSchema("table", ordered{fields: fields})
+}
+
+// schemaElements is the schema as the footer lists it.
+func schemaElements(s *parquet.Schema) ([]format.SchemaElement, error) {
+	var b bytes.Buffer
+	w := parquet.NewWriter(&b, s)
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(b.Bytes()), int64(b.Len()))
+	if err != nil {
+		return nil, err
+	}
+	return f.Metadata().Schema, nil
+}
+
+// ordered is a group node whose fields keep the CSV's order
+// (parquet.Group sorts them by name).
+type ordered struct {
+	parquet.Group
+	fields []parquet.Field
+}
+
+func (g ordered) Fields() []parquet.Field { return g.fields }
+
+type field struct {
+	parquet.Node
+	name string
+}
+
+func (f field) Name() string                      { return f.name }
+func (f field) Value(reflect.Value) reflect.Value { return reflect.Value{} }

@@ -1,0 +1,171 @@
+package columnar
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"math/rand"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/render"
+	"github.com/parquet-go/parquet-go"
+)
+
+// genCSV is a table of n rows with an int64, a double, a string and a
+// mixed column (ints and text: strings), empty cells here and there.
+func genCSV(n int) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"t_ns", "value", "name", "mixed", "empty"})
+	rng := rand.New(rand.NewSource(1))
+	for i := range n {
+		t := strconv.FormatInt(int64(i)*1000+rng.Int63n(1000)-(1<<40), 10)
+		v := strconv.FormatFloat(rng.NormFloat64()*1e6, 'g', -1, 64)
+		name := "fn" + strconv.Itoa(rng.Intn(50))
+		mixed := strconv.Itoa(i)
+		switch i % 7 {
+		case 3:
+			t = ""
+		case 4:
+			name = "a \"quoted\", name\nover lines"
+			v = "12"
+		case 5:
+			mixed = "0x" + strconv.FormatInt(int64(i), 16)
+		}
+		w.Write([]string{t, v, name, mixed, ""})
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func readAll(t *testing.T, v render.View) []byte {
+	t.Helper()
+	size, err := v.Size()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, size)
+	if n, err := v.ReadAt(b, 0); n != len(b) || err != nil && err != io.EOF {
+		t.Fatalf("read %d of %d: %v", n, size, err)
+	}
+	return b
+}
+
+// checkTwin reads the twin with parquet-go and compares every value with
+// the CSV's cells.
+func checkTwin(t *testing.T, pq, csvText []byte) {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(pq), int64(len(pq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(csvText)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != int64(len(recs)-1) {
+		t.Fatalf("%d rows, the CSV %d", f.NumRows(), len(recs)-1)
+	}
+	for i, col := range f.Schema().Fields() {
+		if col.Name() != recs[0][i] {
+			t.Fatalf("column %d is %q, in the CSV %q", i, col.Name(), recs[0][i])
+		}
+	}
+	want := len(recs[1:])/groupRows + min(1, len(recs[1:])%groupRows)
+	if len(f.RowGroups()) != want {
+		t.Errorf("%d row groups, want %d", len(f.RowGroups()), want)
+	}
+	rows := parquet.NewReader(f)
+	buf := make([]parquet.Row, 100)
+	k := 1
+	for {
+		n, err := rows.ReadRows(buf)
+		for _, row := range buf[:n] {
+			for _, v := range row {
+				cell, got := recs[k][v.Column()], ""
+				if !v.IsNull() {
+					got = v.String()
+					if v.Kind() == parquet.Double {
+						got = strconv.FormatFloat(v.Double(), 'g', -1, 64)
+						if c, err := strconv.ParseFloat(cell, 64); err == nil {
+							cell = strconv.FormatFloat(c, 'g', -1, 64)
+						}
+					}
+				}
+				if got != cell {
+					t.Fatalf("row %d column %d: %q, in the CSV %q", k, v.Column(), got, cell)
+				}
+			}
+			k++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k != len(recs) {
+		t.Fatalf("read %d rows of %d", k-1, len(recs)-1)
+	}
+}
+
+// TestTwin: the twin of a 132k-row CSV (two row groups) has its rows
+// and values, with the kinds the cells call for; read at random it gives
+// the same bytes; sized from the on-disk index (footer included) too.
+func TestTwin(t *testing.T) {
+	text := genCSV(groupRows + 1234)
+	csvView := render.Static(text)
+	g := &twinGen{csv: csvView}
+	full := readAll(t, render.Stream(g, nil))
+	checkTwin(t, full, text)
+	p, _ := g.getPlan()
+	if want := []Kind{Int64, Double, String, String, Null}; !slices.Equal(p.kinds, want) {
+		t.Errorf("kinds %v, want %v", p.kinds, want)
+	}
+
+	bind := render.Binding{Options: render.Options{IndexDir: t.TempDir()}, Key: "columnar/test/" + strconv.Itoa(len(text))}
+	first := render.Stream(&twinGen{csv: csvView}, nil)
+	first.(render.Binder).Bind(bind)
+	if b := readAll(t, first); !bytes.Equal(b, full) {
+		t.Fatal("indexed twin differs")
+	}
+	again := &twinGen{csv: csvView}
+	second := render.Stream(again, nil)
+	second.(render.Binder).Bind(bind)
+	size, _ := second.Size()
+	if size != int64(len(full)) || again.plan != nil || again.footer == nil {
+		t.Fatalf("from the index: size %d of %d, planned %v, footer %d bytes", size, len(full), again.plan != nil, len(again.footer))
+	}
+	rng := rand.New(rand.NewSource(2))
+	for range 40 {
+		off := rng.Int63n(size)
+		b := make([]byte, min(1+rng.Int63n(3<<20), size-off))
+		if n, err := second.ReadAt(b, off); n != len(b) || err != nil && err != io.EOF {
+			t.Fatalf("ReadAt %d: %d, %v", off, n, err)
+		}
+		if !bytes.Equal(b, full[off:off+int64(len(b))]) {
+			t.Fatalf("ReadAt %d differs", off)
+		}
+	}
+	if again.plan != nil {
+		t.Error("random reads from the index scanned the CSV for a plan")
+	}
+}
+
+// TestTwinEdges: an empty CSV, a header alone and one row give readable
+// files.
+func TestTwinEdges(t *testing.T) {
+	for _, text := range []string{"", "a,b\n", "a,b\n1,x\n"} {
+		pq := readAll(t, Twin(render.Static([]byte(text))))
+		if text == "" {
+			if string(pq) != "PAR1"+string(pq[4:len(pq)-8])+string(pq[len(pq)-8:]) || len(pq) < 12 {
+				t.Errorf("empty CSV: %q", pq)
+			}
+			continue
+		}
+		checkTwin(t, pq, []byte(text))
+	}
+}
