@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
 
@@ -46,9 +45,9 @@ func TestPftraceReplay(t *testing.T) {
 			compareSlices(t, got, want)
 
 			meta := int64(len(full) - bytes.Index(full, []byte(`{"ph":"M"`)))
-			interchange.SetWindowLimit(meta + 300 + (int64(len(full))-meta)/4)
-			t.Cleanup(func() { interchange.SetWindowLimit(interchange.DefaultWindowLimit) })
-			fsys = open(t, path).FS()
+			src := open(t, path)
+			src.Options.WindowLimit = meta + 300 + (int64(len(full))-meta)/4
+			fsys = src.FS()
 			jsons, _ := fs.Glob(fsys, "trace/window-*.json")
 			pfs, _ := fs.Glob(fsys, "trace/window-*.pftrace")
 			if len(pfs) < 4 || len(pfs) != len(jsons) {
