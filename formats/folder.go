@@ -121,6 +121,16 @@ func (sc *folderScan) scan(rel string, depth int) bool {
 			r = rel + "/" + de.Name()
 		}
 		p := filepath.Join(sc.root, r)
+		if !de.IsDir() && !de.Type().IsRegular() {
+			if fi, err := os.Stat(p); err != nil || special(fi) != "" {
+				what := "a dangling link"
+				if err == nil {
+					what = special(fi)
+				}
+				sc.skipped = append(sc.skipped, skippedEntry{r, what})
+				continue
+			}
+		}
 		if f, ok := detectQuiet(p); ok {
 			inputs := vfs.NewInputs(p)
 			s, err := f.Open(p)

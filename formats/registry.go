@@ -42,6 +42,9 @@ func Detect(path string) (vfs.Format, string, error) {
 	if err != nil {
 		return vfs.Format{}, "", err
 	}
+	if what := special(info); what != "" {
+		return vfs.Format{}, "", &unknownError{path, what}
+	}
 	if err := readable(path, info); err != nil {
 		return vfs.Format{}, "", err
 	}
@@ -51,6 +54,24 @@ func Detect(path string) (vfs.Format, string, error) {
 		}
 	}
 	return vfs.Format{}, "", &unknownError{path, describe(path)}
+}
+
+// special describes a file that is neither a regular file nor a folder
+// (a named pipe, socket or device), "" for the others. Such a file is
+// never opened: opening a FIFO blocks until someone writes to it.
+func special(info os.FileInfo) string {
+	m := info.Mode()
+	switch {
+	case m.IsDir() || m.IsRegular():
+		return ""
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not read: hpcfs reads regular files and folders"
+	case m&os.ModeSocket != 0:
+		return "a socket, not read: hpcfs reads regular files and folders"
+	case m&os.ModeDevice != 0:
+		return "a device, not read: hpcfs reads regular files and folders"
+	}
+	return "not a regular file or folder, not read"
 }
 
 // readable reports a source that cannot be read as an error that is

@@ -9,6 +9,7 @@
 package fsnode
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 
@@ -74,12 +76,53 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 	if opts.FsName == "" {
 		fsopts.MountOptions.FsName = "hpcfs"
 	}
-	srv, err := fs.Mount(dir, root, fsopts)
+	var srv *fuse.Server
+	err := withHelperReason(opts.DirectMount, func() (err error) {
+		srv, err = fs.Mount(dir, root, fsopts)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	raiseReadAhead(dir)
 	return srv, nil
+}
+
+// withHelperReason runs mount, which may call fusermount3. go-fuse hands
+// that helper the process's standard error and reports only its exit
+// code ("fusermount exited with code 256"); the helper's own words are
+// captured here (and still shown) so that the error says why. With
+// direct mounts (root) fusermount3 is only a fallback and nothing is
+// captured.
+func withHelperReason(direct bool, mount func() error) error {
+	if direct {
+		return mount()
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return mount()
+	}
+	orig := os.Stderr
+	os.Stderr = w
+	var said bytes.Buffer
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(io.MultiWriter(&said, orig), r)
+		close(copied)
+	}()
+	err = mount()
+	os.Stderr = orig
+	w.Close()
+	<-copied
+	r.Close()
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+	if why := strings.TrimSpace(lines[len(lines)-1]); why != "" {
+		return fmt.Errorf("%s (%v)", why, strings.TrimSpace(err.Error()))
+	}
+	return err
 }
 
 // readAheadKB is the kernel read-ahead hpcfs asks for: generated files are

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -89,11 +90,15 @@ func newCatCommand() *cobra.Command {
 		Short: "Print a file of the tree SOURCE mounts as (the same bytes as the mount)",
 		Args:  cobra.ExactArgs(2),
 		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
-			f, err := src.FS().Open(cleanTreePath(args[1]))
+			p := cleanTreePath(args[1])
+			f, err := src.FS().Open(p)
 			if err != nil {
 				return treeErr(err)
 			}
 			defer f.Close()
+			if fi, err := f.Stat(); err == nil && fi.IsDir() {
+				return exitErr(exitFailure, "%s is a directory (`hpcfs ls %s %s` lists it)", args[1], args[0], p)
+			}
 			if _, err := io.Copy(cmd.OutOrStdout(), f.(io.Reader)); err != nil {
 				return treeErr(err)
 			}
@@ -119,18 +124,49 @@ func newInfoCommand() *cobra.Command {
 }
 
 func newExportCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "export SOURCE DIR",
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "export [--force] SOURCE DIR",
 		Short: "Write the whole tree of SOURCE (without raw/) into DIR as ordinary files",
 		Long: `Write the whole tree of SOURCE (without raw/) into DIR as ordinary files.
 A view that fails is left out (no partial file) and export goes on; _errors.txt
 is written last, so it holds what rendering the views found. The exit status is
-non-zero when a view failed, and each failure is named.`,
+non-zero when a view failed, and each failure is named. DIR must be new or
+empty, so that no file of an earlier export is mistaken for part of this one;
+--force writes into a folder that is not (files of the same name are
+replaced, others stay).`,
 		Args: cobra.ExactArgs(2),
 		RunE: withSource(func(cmd *cobra.Command, args []string, src *vfs.Source) error {
+			if !force {
+				if err := emptyOrNew(args[1]); err != nil {
+					return err
+				}
+			}
 			return export(src.FS(), args[1])
 		}),
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "export into a folder that is not empty")
+	return cmd
+}
+
+// emptyOrNew accepts a folder that does not exist yet or is empty.
+func emptyOrNew(dir string) error {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return exitErr(exitFailure, "export: %v", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	switch {
+	case errors.Is(err, syscall.ENOTDIR):
+		return exitErr(exitFailure, "export: %s is not a directory", dir)
+	case err == nil && len(names) > 0:
+		return exitErr(exitFailure, "export: %s is not empty (it holds %s); export into a new folder, or add --force", dir, names[0])
+	}
+	return nil
 }
 
 // export writes fsys (without raw/) under dir. Every _errors.txt is

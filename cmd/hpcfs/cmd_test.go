@@ -75,6 +75,39 @@ func TestVersionAndFormats(t *testing.T) {
 	}
 }
 
+// TestVersionNamesCommit: --version names the commit Go recorded in the
+// binary, or says why it is unknown; in a clone (.git a folder, as in
+// CI) the commit must be there and be the checkout's.
+func TestVersionNamesCommit(t *testing.T) {
+	bin := hpcfsBin(t)
+	out := string(runCLI(t, "--version"))
+	info, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rev string
+	for _, line := range strings.Split(string(info), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision=") {
+			rev = strings.TrimPrefix(f[1], "vcs.revision=")
+		}
+	}
+	if fi, err := os.Stat("../../.git"); err == nil && fi.IsDir() {
+		head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			t.Fatalf("git rev-parse HEAD: %v", err)
+		}
+		if rev != strings.TrimSpace(string(head)) {
+			t.Fatalf("built in a clone at %s, the binary records commit %q", head, rev)
+		}
+	}
+	switch {
+	case rev != "" && !strings.Contains(out, "commit "+rev[:12]):
+		t.Errorf("--version %q does not name commit %s", out, rev)
+	case rev == "" && !strings.Contains(out, "commit unknown (built without VCS information"):
+		t.Errorf("--version %q does not say why the commit is unknown", out)
+	}
+}
+
 func TestUnmountCommand(t *testing.T) {
 	fsnodetest.Require(t)
 	mnt := mountCLI(t, "")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,10 +59,14 @@ func helperArgs(args []string, commands map[string]bool) []string {
 }
 
 func newInstallHelperCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "install-helper [DIR]",
-		Short: "Link " + helperName + " to this hpcfs in DIR (default /sbin), for mount -t fuse.hpcfs and fstab",
-		Args:  cobra.MaximumNArgs(1),
+	var binDir string
+	cmd := &cobra.Command{
+		Use:   "install-helper [--bin-dir DIR] [HELPERDIR]",
+		Short: "Install hpcfs in --bin-dir and link " + helperName + " to it in HELPERDIR (default /sbin), for mount -t fuse.hpcfs and fstab",
+		Long: `Copy this hpcfs binary to --bin-dir (default /usr/local/bin), so that mounts
+from fstab do not depend on a checkout or a build cache, and link
+HELPERDIR/` + helperName + ` (default /sbin, where mount(8) looks) to the copy.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "/sbin"
 			if len(args) == 1 {
@@ -71,16 +76,56 @@ func newInstallHelperCommand() *cobra.Command {
 			if err != nil {
 				return exitErr(exitFailure, "%v", err)
 			}
-			if exe, err = filepath.EvalSymlinks(exe); err != nil {
-				return exitErr(exitFailure, "%v", err)
+			bin := filepath.Join(binDir, "hpcfs")
+			if err := installCopy(exe, bin); err != nil {
+				return exitErr(exitFailure, "installing %s: %v", bin, err)
 			}
 			link := filepath.Join(dir, helperName)
 			os.Remove(link)
-			if err := os.Symlink(exe, link); err != nil {
+			if err := os.Symlink(bin, link); err != nil {
 				return exitErr(exitFailure, "%v", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s -> %s\n", link, exe)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n%s -> %s\n", bin, link, bin)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&binDir, "bin-dir", "/usr/local/bin", "where the hpcfs binary is installed")
+	return cmd
+}
+
+// installCopy copies the file from to the path to (mode 0755) through a
+// temporary file renamed into place, so that a running copy is replaced,
+// not overwritten. Installing a binary onto itself does nothing.
+func installCopy(from, to string) error {
+	if a, err := os.Stat(from); err == nil {
+		if b, err := os.Stat(to); err == nil && os.SameFile(a, b) {
+			return nil
+		}
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(to), ".hpcfs-*")
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, in)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), to)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

@@ -44,14 +44,10 @@ func TestHpcdbDumpsThroughMountAndCat(t *testing.T) {
 		})
 		// the cct.db check runs in the background once the model is
 		// built; wait for its line so that _errors.txt holds still
-		deadline := time.Now().Add(10 * time.Second)
 		for {
 			errs, _ := os.ReadFile(filepath.Join(mnt, "_errors.txt"))
 			if bytes.Contains(errs, []byte("contexts/ derived from profile.db")) {
 				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: _errors.txt does not say contexts/ is derived: %q", sample, errs)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

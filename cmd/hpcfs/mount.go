@@ -16,6 +16,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/fsnode"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 func newMountCommand() *cobra.Command {
@@ -119,7 +120,11 @@ func runMount(source, other, mnt string, opts []string, debug bool) error {
 	if err := checkMountpoint(mnt); err != nil {
 		return err
 	}
-	src, cleanup, err := openSources(source, other)
+	src, cleanup, err := openInterruptibly(source, other, sig)
+	if errors.Is(err, errInterrupted) {
+		reportReady(0, "interrupted before mounting")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -164,6 +169,31 @@ func runMount(source, other, mnt string, opts []string, debug bool) error {
 		log.Infof("%s was unmounted", mnt)
 	}
 	return nil
+}
+
+var errInterrupted = errors.New("interrupted")
+
+// openInterruptibly opens the source(s) while watching sig: a SIGINT or
+// SIGTERM ends the command at once, whatever the opening waits for (a
+// slow or hung file system); nothing is mounted yet.
+func openInterruptibly(source, other string, sig chan os.Signal) (*vfs.Source, func(), error) {
+	type opened struct {
+		src     *vfs.Source
+		cleanup func()
+		err     error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		src, cleanup, err := openSources(source, other)
+		done <- opened{src, cleanup, err}
+	}()
+	select {
+	case o := <-done:
+		return o.src, o.cleanup, o.err
+	case s := <-sig:
+		log.Infof("%v while opening the source: nothing mounted", s)
+		return nil, nil, errInterrupted
+	}
 }
 
 // mountOptions checks the -o options and turns them into fsnode options;
@@ -258,16 +288,24 @@ func lazyUnmount(mnt string) error {
 }
 
 func newUnmountCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "unmount MOUNTPOINT",
+	var lazy bool
+	cmd := &cobra.Command{
+		Use:   "unmount [-z] MOUNTPOINT",
 		Short: "Unmount an hpcfs mount (like fusermount3 -u)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Unmount an hpcfs mount, also one whose server was killed, is stopped or
+hangs: nothing is asked of the server first (a question it does not answer would
+keep the mount busy). A mount still in use (a shell's working folder, an open
+file) stays; -z detaches it at once and it goes when the last user lets go.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mnt := args[0]
 			if !mounted(mnt) {
 				return exitErr(exitMountpoint, "%s is not mounted", mnt)
 			}
-			if cleared, _ := clearStaleMount(mnt); cleared {
+			if lazy {
+				if err := lazyUnmount(mnt); err != nil {
+					return exitErr(exitFailure, "lazy unmount %s: %v", mnt, err)
+				}
 				return nil
 			}
 			out, err := exec.Command("fusermount3", "-u", mnt).CombinedOutput()
@@ -275,9 +313,16 @@ func newUnmountCommand() *cobra.Command {
 				return nil
 			}
 			if err2 := syscall.Unmount(mnt, 0); err2 != nil {
-				return exitErr(exitFailure, "unmount %s: %s", mnt, strings.TrimSpace(fmt.Sprintf("%s %v", out, err2)))
+				why := strings.TrimSpace(string(out))
+				if why == "" {
+					why = err2.Error()
+				}
+				return exitErr(exitInUse, "unmount %s: %s; `fusermount3 -u -z %s` (or `hpcfs unmount -z %s`) detaches it now and it goes when no longer in use",
+					mnt, why, mnt, mnt)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&lazy, "lazy", "z", false, "detach the mount now, even when in use (like fusermount3 -u -z)")
+	return cmd
 }

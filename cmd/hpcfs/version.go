@@ -38,7 +38,10 @@ func versionString() string {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		v = strings.TrimSpace(v + " " + rev + dirty)
+		v = strings.TrimSpace(v + " commit " + rev + dirty)
+	} else {
+		v += " commit unknown (built without VCS information: go run, go test, -buildvcs=false," +
+			" or a git worktree; `go build -buildvcs=true ./cmd/hpcfs` in a clone records it)"
 	}
 	return v + " (" + bi.GoVersion + ")"
 }

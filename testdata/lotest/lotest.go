@@ -14,7 +14,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Require returns the libreoffice command. Without it the test is
@@ -66,9 +68,25 @@ func RoundTrip(t testing.TB, files []string) map[string][][]string {
 	}
 	run := func(args ...string) {
 		t.Helper()
+		// Its own profile, and its own process group: soffice starts
+		// soffice.bin, which may outlive it holding the output pipe;
+		// the whole group is killed once the command returns (and at
+		// cleanup), so that nothing is left to hang the test or the
+		// next run.
 		cmd := exec.Command(lo, append([]string{"-env:UserInstallation=file://" + filepath.Join(work, "profile"), "--headless"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("libreoffice %s: %v\n%s", strings.Join(args[:3], " "), err, out)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.WaitDelay = 10 * time.Second // for the pipe, once soffice has exited
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("libreoffice: %v", err)
+		}
+		killGroup := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		t.Cleanup(killGroup)
+		err := cmd.Wait()
+		killGroup()
+		if err != nil {
+			t.Fatalf("libreoffice %s: %v\n%s", strings.Join(args[:3], " "), err, out.Bytes())
 		}
 	}
 	run(append([]string{"--infilter=CSV:" + csvFilter, "--convert-to", "xlsx", "--outdir", xlsx}, inputs...)...)

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
+	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+)
+
+// TestMountFIFO: a named pipe is never opened to detect its format (open
+// blocks until a writer comes): as a source it is refused at once, and
+// in a folder it is listed as not read while the rest mounts.
+func TestMountFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, msg := runBounded(t, 60*time.Second, "mount", "-f", fifo, t.TempDir())
+	if code != exitSource || !strings.Contains(msg, "named pipe") {
+		t.Errorf("mount of a FIFO: exit %d, %q; want %d naming the pipe", code, msg, exitSource)
+	}
+	if code, msg := runBounded(t, 60*time.Second, "ls", fifo); code != exitSource {
+		t.Errorf("ls of a FIFO: exit %d, %q", code, msg)
+	}
+	// A folder of two sources and the pipe: the folder scan lists it.
+	os.Mkdir(filepath.Join(dir, "cg"), 0o755)
+	writeFile(t, filepath.Join(dir, "cg", "callgrind.out.1"), callgrindgen.Bytes(callgrindgen.Config{Seed: 1, Functions: 5, Records: 20}))
+	if _, err := ovnigen.WriteDemo(filepath.Join(dir, "ovni")); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := runBounded(t, 60*time.Second, "ls", dir); code != 0 {
+		t.Fatalf("ls of a folder holding a FIFO: exit %d, %s", code, msg)
+	}
+	readme := string(runCLI(t, "cat", dir, "README.txt"))
+	if !strings.Contains(readme, "pipe") || !strings.Contains(readme, "named pipe (FIFO), not read") {
+		t.Errorf("README.txt does not list the pipe as not read:\n%s", readme)
+	}
+}
+
+// startMount runs `hpcfs mount -f` of the demo at mnt and waits until it
+// says it is ready (the readiness pipe of background mounts: after the
+// kernel's INIT and go-fuse's own first requests, which a server stopped
+// earlier would leave in flight); the process is returned with a channel
+// of its exit.
+func startMount(t *testing.T, mnt string) (*exec.Cmd, chan error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(hpcfsBin(t), "mount", "-f", mnt)
+	cmd.Env = append(os.Environ(), readyFDEnv+"=3")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if !strings.HasPrefix(line, "0 ") || !mounted(mnt) {
+		t.Fatalf("hpcfs mount: %q\n%s", line, stderr.String())
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGCONT)
+		cmd.Process.Kill()
+		if mounted(mnt) {
+			lazyUnmount(mnt)
+		}
+	})
+	return cmd, exited
+}
+
+// TestUnmountStoppedServer: `hpcfs unmount` of a mount whose server is
+// stopped (SIGSTOP) asks the server nothing and unmounts; the server,
+// continued, sees the mount gone and exits.
+func TestUnmountStoppedServer(t *testing.T) {
+	fsnodetest.Require(t)
+	mnt := t.TempDir()
+	cmd, exited := startMount(t, mnt)
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := runBounded(t, 60*time.Second, "unmount", mnt); code != 0 {
+		t.Fatalf("unmount of a stopped server's mount: exit %d\n%s", code, msg)
+	}
+	if mounted(mnt) {
+		t.Fatal("still mounted")
+	}
+	cmd.Process.Signal(syscall.SIGCONT)
+	if err := <-exited; err != nil {
+		t.Errorf("the continued server: %v", err)
+	}
+}
+
+// TestUnmountBusy: a mount in use stays, and the message names the
+// command that detaches it; -z does.
+func TestUnmountBusy(t *testing.T) {
+	fsnodetest.Require(t)
+	mnt := t.TempDir()
+	_, exited := startMount(t, mnt)
+	f, err := os.Open(filepath.Join(mnt, "events.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, msg := runBounded(t, 60*time.Second, "unmount", mnt)
+	if code != exitInUse || !strings.Contains(msg, "fusermount3 -u -z "+mnt) {
+		t.Errorf("unmount of a busy mount: exit %d, %q; want %d and the clearing command", code, msg, exitInUse)
+	}
+	if !mounted(mnt) {
+		t.Fatal("a busy mount was unmounted")
+	}
+	if code, msg := runBounded(t, 60*time.Second, "unmount", "-z", mnt); code != 0 || mounted(mnt) {
+		t.Fatalf("unmount -z: exit %d, %q, mounted %v", code, msg, mounted(mnt))
+	}
+	f.Close()
+	if err := <-exited; err != nil {
+		t.Errorf("the server after a lazy unmount: %v", err)
+	}
+}
+
+// TestCatDirectory: cat of a directory of the tree says so.
+func TestCatDirectory(t *testing.T) {
+	code, msg := runCLIExit(t, "cat", "", "raw")
+	if code != exitFailure || !strings.Contains(msg, "raw is a directory") {
+		t.Errorf("cat of a directory: exit %d, %q", code, msg)
+	}
+}
+
+// TestExportIntoNonEmptyFolder: export refuses a folder with files in it
+// (which would mix with the export) unless --force.
+func TestExportIntoNonEmptyFolder(t *testing.T) {
+	out := t.TempDir()
+	writeFile(t, filepath.Join(out, "stale.csv"), []byte("old\n"))
+	code, msg := runCLIExit(t, "export", "", out)
+	if code != exitFailure || !strings.Contains(msg, "not empty") {
+		t.Errorf("export into a non-empty folder: exit %d, %q", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(out, "events.txt")); err == nil {
+		t.Error("export wrote into the non-empty folder")
+	}
+	runCLI(t, "export", "--force", "", out)
+	if _, err := os.Stat(filepath.Join(out, "events.txt")); err != nil {
+		t.Errorf("export --force: %v", err)
+	}
+	runCLI(t, "export", "", filepath.Join(t.TempDir(), "new"))
+}
+
+// TestMountFailureSaysWhy: a mount refused by fusermount3 (here: a
+// normal user without write access to the mountpoint) reports the
+// helper's reason, not just its exit code. Needs root, to run as nobody.
+func TestMountFailureSaysWhy(t *testing.T) {
+	fsnodetest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the command as another user")
+	}
+	bin := hpcfsBin(t)
+	os.Chmod(filepath.Dir(bin), 0o755)
+	mnt := t.TempDir()
+	os.Chmod(filepath.Dir(mnt), 0o755)
+	os.Chmod(mnt, 0o755) // owned by root: nobody may not mount on it
+	cmd := exec.Command(bin, "mount", "-f", mnt)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	msg := stderr.String()
+	var last string
+	if lines := strings.Split(strings.TrimSpace(msg), "\n"); len(lines) > 0 {
+		last = lines[len(lines)-1]
+	}
+	if err == nil || !strings.HasPrefix(last, "hpcfs: mount "+mnt+": ") || !strings.Contains(last, "fusermount3: ") ||
+		strings.Index(last, "fusermount exited") < strings.Index(last, "fusermount3: ") {
+		t.Errorf("mount refused by fusermount3: %v, last line %q; want the helper's reason\n%s", err, last, msg)
+	}
+}
