@@ -143,3 +143,35 @@ func FuzzTable(f *testing.F) {
 		}
 	})
 }
+
+// TestMaxDWARF checks that DWARF over the limit is not read: names come
+// from the symbol table, one frame per address, and Source and Describe
+// say why.
+func TestMaxDWARF(t *testing.T) {
+	b := compile(t, program.CXX)
+	r := NewResolver(nil, nil)
+	r.SetMaxDWARF(1)
+	m := r.Module(b.Path)
+	lo, hi, err := program.Text(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for a := lo; a < hi; a++ {
+		fs := m.Lookup(a)
+		if len(fs) > 1 || len(fs) == 1 && fs[0].Line != 0 {
+			t.Fatalf("%#x: %v from DWARF over the limit", a, fs)
+		}
+		if len(fs) == 1 && fs[0].Function != "" {
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("no address named from the symbol table")
+	}
+	for _, s := range []string{m.Source(), m.Describe()} {
+		if !strings.Contains(s, "over the 0 MB limit") || !strings.Contains(s, "symbol table") {
+			t.Errorf("%q does not say DWARF was left out", s)
+		}
+	}
+}

@@ -31,11 +31,17 @@ import (
 // DefaultBudget is the bytes of lookup tables a Resolver keeps.
 const DefaultBudget = 24 << 20
 
+// DefaultMaxDWARF is the largest DWARF (decompressed .debug_* sections)
+// a Resolver reads: reading it holds it in memory while the table is
+// built. A binary with more is named from its symbol table only.
+const DefaultMaxDWARF = 96 << 20
+
 // A Resolver finds binaries and keeps their lookup tables.
 type Resolver struct {
-	dirs   []string // searched for binaries by base name, then as debug roots
-	roots  []string // debug roots (/usr/lib/debug)
-	budget int64
+	dirs     []string // searched for binaries by base name, then as debug roots
+	roots    []string // debug roots (/usr/lib/debug)
+	budget   int64
+	maxDWARF int64
 
 	mu     sync.Mutex
 	mods   map[string]*Module
@@ -54,12 +60,16 @@ type held struct {
 // roots (and dirs).
 func NewResolver(dirs, roots []string) *Resolver {
 	return &Resolver{dirs: dirs, roots: append(append([]string(nil), roots...), dirs...),
-		budget: DefaultBudget, mods: map[string]*Module{}, tables: map[string]*held{}}
+		budget: DefaultBudget, maxDWARF: DefaultMaxDWARF, mods: map[string]*Module{}, tables: map[string]*held{}}
 }
 
 // SetBudget sets the bytes of tables r keeps (at least one table is
 // always kept while in use).
 func (r *Resolver) SetBudget(n int64) { r.mu.Lock(); r.budget = n; r.mu.Unlock() }
+
+// SetMaxDWARF sets the largest DWARF r reads (see DefaultMaxDWARF); set
+// it before the first lookup.
+func (r *Resolver) SetMaxDWARF(n int64) { r.maxDWARF = n }
 
 var current atomic.Pointer[Resolver]
 
@@ -110,8 +120,9 @@ type Module struct {
 	dbg      string   // separate debug file used, "" when none
 	used     []string // guarded by r.mu, as buildErr
 	buildErr error
-	dwarf    bool // the binary or its debug file has DWARF
-	symtab   bool // the binary or its debug file has a symbol table
+	dwarf    bool   // the binary or its debug file has DWARF that is read
+	note     string // why DWARF is not read
+	symtab   bool   // the binary or its debug file has a symbol table
 
 	reportOnce sync.Once
 }
@@ -171,7 +182,7 @@ func (m *Module) Source() string {
 		return "none: " + err.Error()
 	}
 	m.r.mu.Lock()
-	s := strings.Join(m.used, " and ") + " of " + m.file
+	s := strings.Join(m.used, " and ") + m.note + " of " + m.file
 	m.r.mu.Unlock()
 	if m.dbg != "" {
 		s += " with debug file " + m.dbg
@@ -200,7 +211,7 @@ func (m *Module) Describe() string {
 	if len(used) == 0 {
 		return "none: " + errNoSymbols.Error()
 	}
-	s := strings.Join(used, " and ") + " of " + file
+	s := strings.Join(used, " and ") + m.note + " of " + file
 	if m.dbg != "" {
 		s += " with debug file " + m.dbg
 	}
@@ -295,8 +306,8 @@ func (m *Module) identify(file string) error {
 	if id == "" {
 		m.key = "file:" + file
 	}
-	m.dwarf, m.symtab = hasDWARF(f), hasSymbols(f)
-	if m.dwarf {
+	m.dwarf, m.symtab = m.readDWARF(f), hasSymbols(f)
+	if hasDWARF(f) {
 		return nil
 	}
 	link, crc, hasLink := debugLink(f)
@@ -323,7 +334,7 @@ func (m *Module) identify(file string) error {
 		}
 		m.dbg = c
 		if d, err := elf.Open(c); err == nil {
-			m.dwarf = hasDWARF(d)
+			m.dwarf = m.readDWARF(d)
 			m.symtab = m.symtab || hasSymbols(d)
 			d.Close()
 		}
@@ -333,6 +344,19 @@ func (m *Module) identify(file string) error {
 		return mismatch
 	}
 	return nil
+}
+
+// readDWARF says whether f has DWARF that is read (not over the limit;
+// noted when it is).
+func (m *Module) readDWARF(f *elf.File) bool {
+	if !hasDWARF(f) {
+		return false
+	}
+	if n := dwarfSize(f); n > m.r.maxDWARF {
+		m.note = fmt.Sprintf(" (no DWARF: %d MB, over the %d MB limit)", n>>20, m.r.maxDWARF>>20)
+		return false
+	}
+	return true
 }
 
 func hasSymbols(f *elf.File) bool {
@@ -360,7 +384,7 @@ func (m *Module) build() (t *table, err error) {
 		}
 		defer dbg.Close()
 	}
-	t, used, err := build(f, dbg)
+	t, used, err := build(f, dbg, m.r.maxDWARF)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.file, err)
 	}

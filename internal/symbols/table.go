@@ -432,21 +432,27 @@ func entryAt(d *dwarf.Data, off dwarf.Offset) *dwarf.Entry {
 var errNoSymbols = errors.New("stripped: no DWARF and no symbol table")
 
 // build makes the table of a binary (f) and its separate debug file
-// (dbg, nil when none): DWARF first (of dbg, else of f), then the
-// symbol table (of f, else of dbg). It says what it used.
-func build(f, dbg *elf.File) (*table, []string, error) {
+// (dbg, nil when none): DWARF first (of dbg, else of f) unless it is
+// larger than maxDWARF bytes or unreadable, then the symbol table (of f,
+// else of dbg). It says what it used, and why DWARF was left out.
+func build(f, dbg *elf.File, maxDWARF int64) (*table, []string, error) {
 	var b builder
 	var used []string
 	for _, x := range []*elf.File{dbg, f} {
 		if x == nil || !hasDWARF(x) {
 			continue
 		}
-		d, err := x.DWARF()
-		if err != nil {
-			return nil, nil, err
+		if dwarfSize(x) > maxDWARF {
+			break // Module.note says so
 		}
-		if err := b.addDWARF(d); err != nil {
-			return nil, nil, err
+		d, err := x.DWARF()
+		if err == nil {
+			err = b.addDWARF(d)
+		}
+		if err != nil {
+			b = builder{}
+			used = append(used, "no DWARF ("+err.Error()+")")
+			break
 		}
 		if x == dbg {
 			used = append(used, "DWARF (debug file)")
@@ -465,7 +471,7 @@ func build(f, dbg *elf.File) (*table, []string, error) {
 			break
 		}
 	}
-	if len(used) == 0 {
+	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 {
 		return nil, nil, errNoSymbols
 	}
 	b.t.strs = slices.Clip(b.t.strs)
@@ -473,6 +479,18 @@ func build(f, dbg *elf.File) (*table, []string, error) {
 	b.t.lines = slices.Clip(b.t.lines)
 	b.t.syms = slices.Clip(b.t.syms)
 	return &b.t, used, nil
+}
+
+// dwarfSize is the decompressed size of f's DWARF sections: about what
+// reading them holds in memory.
+func dwarfSize(f *elf.File) int64 {
+	var n int64
+	for _, s := range f.Sections {
+		if strings.HasPrefix(s.Name, ".debug_") && s.Type != elf.SHT_NOBITS {
+			n += int64(s.Size)
+		}
+	}
+	return n
 }
 
 func hasDWARF(f *elf.File) bool {
