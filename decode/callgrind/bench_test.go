@@ -19,8 +19,8 @@ func BenchmarkSummarize(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if t := f.Summarize(nil); t.Err != nil {
-			b.Fatal(t.Err)
+		if t := f.Summarize(); t.Stopped {
+			b.Fatal(t.Problems)
 		}
 	}
 }

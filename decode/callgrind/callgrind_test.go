@@ -16,8 +16,11 @@ func summarize(t *testing.T, b []byte) (*callgrind.Table, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tab := f.Summarize()
 	var problems []string
-	tab := f.Summarize(func(err error) { problems = append(problems, err.Error()) })
+	for _, err := range tab.Problems {
+		problems = append(problems, err.Error())
+	}
 	return tab, problems
 }
 
@@ -33,8 +36,8 @@ func TestGenerated(t *testing.T) {
 			b := gen.Bytes(c)
 			for _, in := range [][]byte{b, gzipped(b)} {
 				tab, problems := summarize(t, in)
-				if len(problems) > 0 || tab.Err != nil {
-					t.Fatalf("problems %q, err %v", problems, tab.Err)
+				if len(problems) > 0 || tab.Stopped {
+					t.Fatalf("problems %q", problems)
 				}
 				if fmt.Sprint(tab.Sum()) != fmt.Sprint(tab.Header.Totals) || fmt.Sprint(tab.LineTotals) != fmt.Sprint(tab.Header.Totals) {
 					t.Errorf("sum of self %v, totals %v", tab.Sum(), tab.Header.Totals)
@@ -65,7 +68,7 @@ func TestSpecExamples(t *testing.T) {
 	// Subposition compression with instruction addresses.
 	sub := "# callgrind format\npositions: instr line\nevents: ticks\n\nfn=func\n0x80001234 90 1\n+3 * 5\n+1 +1 6\n"
 	f, _ := callgrind.NewFile(strings.NewReader(sub), int64(len(sub)))
-	d := f.NewDecoder(f.Summarize(nil).Names, f.StartState())
+	d := f.NewDecoder(f.Summarize().Names, f.StartState())
 	var pos []string
 	for {
 		r, err := d.Next()
@@ -95,8 +98,8 @@ func TestTruncated(t *testing.T) {
 	}
 	z := gzipped(b)
 	tab, _ := summarize(t, z[:len(z)/2])
-	if tab.Err == nil || tab.CostLines == 0 {
-		t.Errorf("cut gzip: err %v, %d cost lines", tab.Err, tab.CostLines)
+	if !tab.Stopped || tab.CostLines == 0 {
+		t.Errorf("cut gzip: problems %v, %d cost lines", tab.Problems, tab.CostLines)
 	}
 }
 
@@ -179,7 +182,7 @@ func TestDamagedHeaderLine(t *testing.T) {
 		if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Error(), "damaged header line") {
 			t.Errorf("%q: problems %v", bad, f.Problems)
 		}
-		tab := f.Summarize(nil)
+		tab := f.Summarize()
 		if fmt.Sprint(tab.Events, tab.Sum()) != fmt.Sprint(want.Events, want.Sum()) {
 			t.Errorf("%q: events %v sums %v, intact %v %v", bad, tab.Events, tab.Sum(), want.Events, want.Sum())
 		}

@@ -38,10 +38,10 @@ func FuzzDecode(f *testing.F) {
 		}
 		for _, s := range file.Sections() {
 			if sf, err := file.Section(s); err == nil {
-				sf.Summarize(nil)
+				sf.Summarize()
 			}
 		}
-		tab := file.Summarize(func(error) {})
+		tab := file.Summarize()
 		for i := range tab.Funcs {
 			_ = tab.Inclusive(i)
 		}

@@ -152,10 +152,13 @@ func TestAnnotateOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
+			tab := f.Summarize()
+			if tab.Stopped {
+				t.Fatal(tab.Problems)
+			}
 			var problems []string
-			tab := f.Summarize(func(err error) { problems = append(problems, err.Error()) })
-			if tab.Err != nil {
-				t.Fatal(tab.Err)
+			for _, err := range tab.Problems {
+				problems = append(problems, err.Error())
 			}
 			nev := len(tab.Events)
 			incl := readAnnotate(t, filepath.Join(dir, "oracle-callgrind_annotate", cf.name+".inclusive.txt"), nev, false)
@@ -209,7 +212,7 @@ func TestCgAnnotateOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			tab := f.Summarize(nil)
+			tab := f.Summarize()
 			rows := readAnnotate(t, filepath.Join(dir, "oracle-cg_annotate", c.name+".txt"), len(tab.Events), false)
 			if len(rows) < 10 {
 				t.Fatalf("only %d oracle rows", len(rows))
@@ -248,7 +251,7 @@ func TestWebgrindOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			tab := f.Summarize(nil)
+			tab := f.Summarize()
 			byName := map[string]int{}
 			for i, fn := range tab.Funcs {
 				byName[tab.Names.Name(fn.Name)] = i
@@ -314,7 +317,7 @@ func TestGzipTwins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab := f.Summarize(nil)
+			tab := f.Summarize()
 			f.Close()
 			var b strings.Builder
 			for i := range tab.Funcs {

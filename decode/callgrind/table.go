@@ -3,6 +3,8 @@ package callgrind
 import (
 	"io"
 	"strconv"
+
+	"github.com/hpcfs/hpcfs/decode"
 )
 
 // A Func is one row of the function table. Functions are told apart by
@@ -54,11 +56,19 @@ type Table struct {
 	// byte read so far (plus RowsSlack); 0 when none does. A damaged name, repeated on every row,
 	// would otherwise make the view gigabytes long (CutError).
 	RowsCut int64
-	// End is the stream offset where decoding stopped; Err says why if
-	// not at the end of the input.
+	// End is the stream offset where decoding stopped.
 	End int64
-	Err error
+	// Problems are the malformed lines read past (at most MaxProblems,
+	// then one line saying more were not listed) and, last, the error
+	// that stopped decoding before the end of the input (Stopped).
+	Problems decode.Problems
+	// Stopped is set when decoding stopped before the end of the input
+	// (on the last of Problems).
+	Stopped bool
 }
+
+// MaxProblems bounds the malformed lines a Table lists.
+const MaxProblems = 50
 
 type edgeKey struct {
 	caller, callee int32
@@ -75,9 +85,9 @@ func FuncStateBytes(events int) int { return 24 + 3*8*events + 40 }
 func EdgeStateBytes(events int) int { return 40 + 8*events + 64 }
 
 // Summarize reads the whole body once and builds the function and call
-// tables. Problems go to onProblem (may be nil). The returned table is
-// valid even when Err is set: it holds everything before the damage.
-func (f *File) Summarize(onProblem func(error)) *Table {
+// tables. The returned table is valid even when it Stopped: it holds
+// everything before the damage.
+func (f *File) Summarize() *Table {
 	t := &Table{Names: newNames(), Events: f.Header.Events, Header: f.Header,
 		fnIndex: map[uint64]int32{}, edgeIndex: map[edgeKey]int32{}}
 	t.LineTotals = make([]int64, len(t.Events))
@@ -85,7 +95,16 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 	t.Header.Totals = append([]int64(nil), f.Header.Totals...)
 	d := f.NewDecoder(t.Names, f.StartState())
 	d.header = &t.Header
-	d.OnProblem = onProblem
+	n := 0 // problems met, on the decoder's goroutine
+	d.OnProblem = func(err error) {
+		n++
+		switch {
+		case n <= MaxProblems:
+			t.Problems.Add(err)
+		case n == MaxProblems+1:
+			t.Problems.Add(problem("body", d.lr.off, "more problems not listed", nil))
+		}
+	}
 	d.sumRuns, d.acc = true, make([]int64, len(t.Events))
 	ne := len(t.Events)
 	cur := int32(-1)
@@ -109,7 +128,8 @@ func (f *File) Summarize(onProblem func(error)) *Table {
 			t.apply(r, costs, cur)
 		}
 		if b.err != nil && b.err != io.EOF {
-			t.Err = b.err
+			t.Problems.Add(b.err)
+			t.Stopped = true
 		}
 		if b.cut > 0 && t.RowsCut == 0 {
 			t.RowsCut = b.cut

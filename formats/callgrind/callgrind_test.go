@@ -79,7 +79,7 @@ func TestCorpusTrees(t *testing.T) {
 			fsys := src.FS()
 			f, _ := cg.Open(path)
 			defer f.Close()
-			tab := f.Summarize(nil)
+			tab := f.Summarize()
 			rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "functions.csv"))
 			if len(rows) != len(tab.Funcs)+1 {
 				t.Fatalf("%d rows for %d functions", len(rows), len(tab.Funcs))
@@ -143,7 +143,7 @@ func TestDirectory(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, n), b, 0o644)
 		f, _ := cg.NewFile(bytes.NewReader(b), int64(len(b)))
-		sums = append(sums, f.Summarize(nil).Sum()[0])
+		sums = append(sums, f.Summarize().Sum()[0])
 	}
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a profile\n"), 0o644)
 	if _, ok := Detect(dir); !ok {

@@ -1,7 +1,6 @@
 package callgrind
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,9 +10,6 @@ import (
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
-
-// maxProblems bounds the _errors.txt lines of one profile.
-const maxProblems = 50
 
 // A model is a function table and what its views share: the table of one
 // profile, or the sum of several.
@@ -55,19 +51,8 @@ func newProfile(f *cg.File, path, prefix string, errs *vfs.Errors) *profile {
 	p.prefix, p.errs = prefix, errs
 	errs.ReportAll(prefix+"header.txt", f.Problems)
 	p.load = func() *cg.Table {
-		n := 0
-		t := f.Summarize(func(err error) {
-			n++
-			switch {
-			case n <= maxProblems:
-				errs.Report(prefix+"functions.csv", err)
-			case n == maxProblems+1:
-				errs.Report(prefix+"functions.csv", fmt.Errorf("callgrind: more problems not listed"))
-			}
-		})
-		if t.Err != nil {
-			errs.Report(prefix+"functions.csv", t.Err)
-		}
+		t := f.Summarize()
+		errs.ReportAll(prefix+"functions.csv", t.Problems)
 		return t
 	}
 	return p

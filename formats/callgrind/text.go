@@ -74,8 +74,8 @@ func (p *profile) headerText() []byte {
 	if h.Totals != nil {
 		writeField(&b, "totals_check", check(t.LineTotals, h.Totals))
 	}
-	if t.Err != nil {
-		writeField(&b, "stopped", t.Err.Error())
+	if t.Stopped {
+		writeField(&b, "stopped", t.Problems[len(t.Problems)-1].Error())
 	}
 	return []byte(b.String())
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/decode"
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
@@ -142,9 +143,11 @@ func openDir(dir string) (*vfs.Source, error) {
 	}
 	var profiles []*profile
 	var names []string
+	var unread decode.Problems // files of the storage that do not open
 	for _, name := range files {
 		f, err := wg.Open(filepath.Join(dir, name))
 		if err != nil {
+			unread.Add(fmt.Errorf("%s not mounted: %w", name, err))
 			continue
 		}
 		names = append(names, name)
@@ -163,6 +166,7 @@ func openDir(dir string) (*vfs.Source, error) {
 	}
 	slices.Sort(vs)
 	src := vfs.NewSource("webgrind", strings.Join(vs, ","), dir)
+	src.Errors.ReportAll("", unread)
 	dirNames := vfs.UniqueNames(names, append(vfs.Reserved, "files.csv")...)
 	src.Errors.ReportRenames("", names, dirNames)
 	var rows [][]string
