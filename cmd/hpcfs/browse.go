@@ -97,7 +97,11 @@ func newCatCommand() *cobra.Command {
 			}
 			defer f.Close()
 			if fi, err := f.Stat(); err == nil && fi.IsDir() {
-				return exitErr(exitFailure, "%s is a directory (`hpcfs ls %s %s` lists it)", args[1], args[0], p)
+				src := args[0]
+				if src == "" {
+					src = `""` // the demo
+				}
+				return exitErr(exitFailure, "%s is a directory (`hpcfs ls %s %s` lists it)", args[1], src, p)
 			}
 			if _, err := io.Copy(cmd.OutOrStdout(), f.(io.Reader)); err != nil {
 				return treeErr(err)
