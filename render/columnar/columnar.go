@@ -99,12 +99,15 @@ func (g *twinGen) getPlan() (*plan, error) {
 	return g.plan, g.planErr
 }
 
+// csvReader reads the CSV from byte off with a cursor of its own
+// (render.NewReader), not through the segment cache the twin's own reads
+// need.
 func csvReader(v render.View, off int64) (*csv.Reader, error) {
-	size, err := v.Size()
+	in, err := render.NewReader(v, off)
 	if err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(bufio.NewReaderSize(io.NewSectionReader(v, off, size-off), 256<<10))
+	r := csv.NewReader(bufio.NewReaderSize(in, 256<<10))
 	r.ReuseRecord = true
 	return r, nil
 }

@@ -1,0 +1,66 @@
+package render
+
+import (
+	"io"
+	"sort"
+)
+
+// NewReader reads v in order from off to its end. For a view made by
+// Stream it renders with a cursor of its own from the checkpoint at or
+// before off, without the shared segment cache, so that a long
+// sequential reader of a view (a Parquet twin reading its CSV) neither
+// evicts the segments other readers use nor renders each segment twice.
+// The view ends where a data error ended it, as its reads do.
+func NewReader(v View, off int64) (io.Reader, error) {
+	size, err := v.Size()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := v.(*stream)
+	if !ok {
+		return io.NewSectionReader(v, off, size-off), nil
+	}
+	l, err := s.ensureSized()
+	if err != nil {
+		return nil, err
+	}
+	i := sort.Search(len(l.cps), func(i int) bool { return l.cps[i].off > off }) - 1
+	c, err := s.gen.Start(l.cps[max(i, 0)].state)
+	if err != nil {
+		return nil, err
+	}
+	return &cursorReader{c: c, skip: off - l.cps[max(i, 0)].off, left: size - off}, nil
+}
+
+// cursorReader hands out a cursor's records as a byte stream.
+type cursorReader struct {
+	c     Cursor
+	store []byte // the last records rendered
+	buf   []byte // what is left of them to read
+	skip  int64  // bytes still to drop before off
+	left  int64  // bytes up to the view's size
+	err   error
+}
+
+func (r *cursorReader) Read(p []byte) (int, error) {
+	for len(r.buf) == 0 {
+		if r.err != nil || r.left <= 0 {
+			return 0, io.EOF
+		}
+		var err error
+		r.store, err = r.c.Next(r.store[:0])
+		r.buf = r.store
+		if d := min(r.skip, int64(len(r.buf))); d > 0 {
+			r.buf, r.skip = r.buf[d:], r.skip-d
+		}
+		if err != nil {
+			if err != io.EOF && !IsDataError(err) {
+				return 0, err
+			}
+			r.err = err
+		}
+	}
+	n := copy(p, r.buf[:min(int64(len(r.buf)), r.left)])
+	r.buf, r.left = r.buf[n:], r.left-int64(n)
+	return n, nil
+}
