@@ -155,6 +155,7 @@ func Open(path string) (*vfs.Source, error) {
 	root := m.src.Root
 	root.AddFile("README.txt", render.Bytes(m.readme, nil))
 	root.AddFile("profiles.csv", render.Bytes(m.profilesCSV, m.src.Errors.Reporter("profiles.csv")))
+	root.AddFile("imbalance.csv", m.imbalanceTable().CSV())
 	var traced []*profile
 	for _, p := range m.profiles {
 		root.Add(p.name, vfs.Lazy(p.entries))
@@ -190,6 +191,7 @@ type mount struct {
 	profiles []*profile // sorted by name
 	syms     *symbols.Resolver
 	symErr   func(error) // reports a module without symbols
+	imb      imbalance   // imbalance.csv's statistics
 }
 
 func (m *mount) Close() error {

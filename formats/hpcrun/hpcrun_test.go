@@ -384,7 +384,7 @@ func TestMeasurementsDirectory(t *testing.T) {
 		t.Fatalf("profiles.csv rows %d: %q", len(prof), prof[1])
 	}
 	des, _ := fs.ReadDir(fsys, ".")
-	if len(des) != files+4 {
+	if len(des) != files+5 {
 		t.Fatalf("%d entries", len(des))
 	}
 	if testing.Short() {

@@ -25,6 +25,11 @@ func (m *mount) readme() ([]byte, error) {
                    num_cct_nodes (host_id as 0x hex; metrics and load modules of the last
                    epoch; cct nodes over all epochs; version as the header writes it, with its
                    endian letter, e.g. 02.00b, so that spreadsheets keep it text)
+  imbalance.csv    load imbalance over the profiles: their calling contexts merged by path
+                   (module+0xoffset of each frame, root;...;leaf), per inclusive metric: count
+                   of the profiles with a value there, min, mean, max, stddev (population),
+                   cv = stddev / mean, max_over_mean and max_profile, the profile of the max;
+                   worst first (max_over_mean, then max - mean); kind is always "context"
   <profile>/       one per .hpcrun file, named after the file without .hpcrun
     hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
                    frequency/multiplexed/period-mean/num-samples line)
