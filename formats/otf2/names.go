@@ -22,6 +22,7 @@ type defNames struct {
 	metrics       map[uint64][]uint64 // metric class or instance -> members
 	paradigms     map[uint64]*string
 	commParadigms map[uint64]*groupDef // COMM_LOCATIONS group of each paradigm
+	regionText    []string             // appendDef's text of region id, "" for none
 }
 
 type groupDef struct {
@@ -64,6 +65,7 @@ func newDefNames(defs []otf2.Def) *defNames {
 	for i := range defs {
 		n.add(&defs[i])
 	}
+	n.cacheRegions()
 	return n
 }
 
@@ -187,6 +189,30 @@ func (n *defNames) commGroup(id uint64) *groupDef {
 // appendDef appends the name of definition id of table as otf2-print
 // shows it.
 func (n *defNames) appendDef(dst []byte, table string, id uint64) []byte {
+	if table == "regions" && id < uint64(len(n.regionText)) && n.regionText[id] != "" {
+		return append(dst, n.regionText[id]...)
+	}
+	return n.appendDefSlow(dst, table, id)
+}
+
+// cacheRegions keeps the text of every region reference (the most
+// frequent in events: ENTER, LEAVE) when region ids are dense.
+func (n *defNames) cacheRegions() {
+	regions := n.tables["regions"]
+	maxID := uint64(0)
+	for id := range regions {
+		maxID = max(maxID, id)
+	}
+	if len(regions) == 0 || maxID > 4*uint64(len(regions))+1024 {
+		return
+	}
+	n.regionText = make([]string, maxID+1)
+	for id := range regions {
+		n.regionText[id] = string(n.appendDefSlow(nil, "regions", id))
+	}
+}
+
+func (n *defNames) appendDefSlow(dst []byte, table string, id uint64) []byte {
 	if id == math.MaxUint64 || (table != "locations" && id == math.MaxUint32) {
 		return append(dst, "UNDEFINED"...)
 	}

@@ -54,6 +54,8 @@ type eventPrinter struct {
 	names  *defNames
 	layout [256][]boundSeg
 	label  [256]string
+	// labelCol is label padded to the event column, and the space after it.
+	labelCol [256]string
 	// origTime is the index of a snapshot record's origEventTime, the
 	// time otf2-print shows for it (-1: the record's own time).
 	origTime [256]int
@@ -79,9 +81,11 @@ func newEventPrinter(n *defNames, records []otf2.RecordInfo, snap bool) *eventPr
 			l, ok = eventLayouts[strings.ToLower(r.Upper)]
 		}
 		if !ok {
+			p.labelCol[r.ID] = string(append(appendPadRight(nil, r.Upper, eventColumn), ' '))
 			continue
 		}
 		p.label[r.ID] = l.Name
+		p.labelCol[r.ID] = string(append(appendPadRight(nil, l.Name, eventColumn), ' '))
 		var b []boundSeg
 		for _, s := range l.Segs {
 			bs := boundSeg{printSeg: s, field: r.FieldIndex(s.Field), aux: r.FieldIndex(s.Aux)}
@@ -105,15 +109,15 @@ func (p *eventPrinter) value(ev *otf2.Event, i int) uint64 {
 
 // appendEvent appends the line(s) of ev at location loc.
 func (p *eventPrinter) appendEvent(dst []byte, loc uint64, ev *otf2.Event) []byte {
-	dst = appendPadRight(dst, p.label[ev.Type()], eventColumn)
-	dst = append(dst, ' ')
-	dst = appendPadLeft(dst, strconv.AppendUint(nil, loc, 10), 15)
+	dst = append(dst, p.labelCol[ev.Type()]...)
+	var tmp [24]byte
+	dst = appendPadLeft(dst, strconv.AppendUint(tmp[:0], loc, 10), 15)
 	dst = append(dst, ' ')
 	t := ev.Time
 	if i := p.origTime[ev.Type()]; i >= 0 {
 		t = ev.Vals[i]
 	}
-	dst = appendPadLeft(dst, appendTime(nil, t), 20)
+	dst = appendPadLeft(dst, appendTime(tmp[:0], t), 20)
 	dst = append(dst, "  "...)
 	n := p.names
 	switch ev.Upper() {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Benchmark the OTF2 views through a real mount against OTF2's own tools,
+# in one run: a synthetic trace from ../shared/tools/otf2gen (the reference
+# writer) of RANKS x THREADS locations x EVENTS events (default 4 x 4 x
+# 1,000,000, ~195 MB). Prints otf2-print's time to /dev/null, a fresh
+# mount's cat events.txt (sizing included), a C program that only
+# iterates the events with the reference reader against cat of every
+# location's events.csv, the first byte of views once sized, and the
+# server's peak RSS. Needs otf2-tools and libopen-trace-format2-dev.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
+gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
+work=$(mktemp -d)
+trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+cc -O2 -o "$work/genotf2" "$gen" $(pkg-config --cflags --libs otf2 2>/dev/null || echo -lopen-trace-format2)
+cat > "$work/iterate.c" <<'C'
+/* Reads every event of every location with the OTF2 reference reader and
+ * does nothing with it: the floor for any tool that reads events. */
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+static OTF2_CallbackCode loc_cb(void *ud, OTF2_LocationRef l, OTF2_StringRef n,
+    OTF2_LocationType t, uint64_t e, OTF2_LocationGroupRef g) {
+  OTF2_Reader *r = ud; OTF2_Reader_SelectLocation(r, l); return OTF2_CALLBACK_SUCCESS; }
+int main(int argc, char **argv) {
+  OTF2_Reader *r = OTF2_Reader_Open(argv[1]);
+  OTF2_Reader_SetSerialCollectiveCallbacks(r);
+  OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
+  OTF2_GlobalDefReaderCallbacks *gc = OTF2_GlobalDefReaderCallbacks_New();
+  OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gc, loc_cb);
+  OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, gc, r);
+  uint64_t n; OTF2_Reader_ReadAllGlobalDefinitions(r, gd, &n);
+  OTF2_Reader_OpenEvtFiles(r);
+  OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(r);
+  uint64_t read = 0; OTF2_Reader_ReadAllGlobalEvents(r, ge, &read);
+  printf("%llu events\n", (unsigned long long)read);
+  OTF2_Reader_Close(r); return 0; }
+C
+cc -O2 -o "$work/iterate" "$work/iterate.c" $(pkg-config --cflags --libs otf2 2>/dev/null || echo -lopen-trace-format2)
+"$work/genotf2" -r "$ranks" -t "$threads" -e "$events" "$work/src" >/dev/null
+archive="$work/src/traces.otf2"
+echo "input: $(du -sb "$work/src" | cut -f1) bytes, $((ranks * threads)) locations x ~$events events"
+ms() { date +%s%N; }
+t0=$(ms); otf2-print "$archive" > /dev/null 2>&1; t1=$(ms)
+print_ms=$(( (t1 - t0) / 1000000 )); echo "otf2-print > /dev/null: $print_ms ms"
+t0=$(ms); "$work/iterate" "$archive"; t1=$(ms)
+iter_ms=$(( (t1 - t0) / 1000000 )); echo "C iterate (reference reader): $iter_ms ms"
+
+mkdir "$work/mnt"
+/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src" "$work/mnt" &
+pid=$!
+until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
+t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms)
+cat_ms=$(( (t1 - t0) / 1000000 ))
+echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes ($(( print_ms * 100 / (cat_ms + 1) ))% of otf2-print's time as speedup x100)"
+t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms)
+csv_ms=$(( (t1 - t0) / 1000000 )); echo "cat every locations/*/events.csv (sizing included): $csv_ms ms (C iterate: $iter_ms ms)"
+for v in events.txt locations/0/events.csv; do
+  s=$(stat -c %s "$work/mnt/$v")
+  t0=$(ms); dd if="$work/mnt/$v" bs=4096 skip=$(( s / 8192 )) count=1 status=none > /dev/null; t1=$(ms)
+  echo "first byte in the middle of $v (sized): $(( (t1 - t0) / 1000000 )) ms"
+done
+fusermount3 -u "$work/mnt"; wait $pid || true
+grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
