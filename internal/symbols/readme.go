@@ -15,9 +15,19 @@ func (r *Resolver) Readme(modules []string) string {
 	var b strings.Builder
 	b.WriteString("\nSymbols of each load module (from DWARF, the ELF symbol table or a separate debug\n")
 	b.WriteString("file; binaries at the recorded path or by base name under --symbols / $HPCFS_SYMBOLS):\n")
+	// Modules with the same answer (most often: not found) share it.
+	var order []string
+	names := map[string][]string{}
 	for _, n := range modules {
-		b.WriteString("  " + path.Base(n) + "\n")
-		wrap(&b, r.Module(n).Describe(), "      ", 100)
+		d := r.Module(n).Describe()
+		if names[d] == nil {
+			order = append(order, d)
+		}
+		names[d] = append(names[d], path.Base(n))
+	}
+	for _, d := range order {
+		wrap(&b, strings.Join(names[d], ", "), "  ", 100)
+		wrap(&b, d, "      ", 100)
 	}
 	return b.String()
 }
