@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ import (
 // alone; diff/profile.pb.gz gives go tool pprof -top the same net total
 // and the same flat and cum values per function as go tool pprof
 // -diff_base=a/profile.pb.gz b/profile.pb.gz -top; procedures.csv's
-// changes are b's functions.csv less a's, per function; the folded
+// changes are b's procedures less a's (each run's bottom-up.csv); the folded
 // stacks' two columns add up to each run's total; the SVG is red and blue.
 func TestDiffMounted(t *testing.T) {
 	dir := t.TempDir()
@@ -45,7 +44,8 @@ func TestDiffMounted(t *testing.T) {
 		}
 		return b
 	}
-	// each run's functions.csv: function -> exclusive cost, and the total
+	// each run's procedures (bottom-up.csv's depth-0 rows): function ->
+	// exclusive value of the first metric, and the total
 	exc := make([]map[string]int64, 2)
 	totals := make([]int64, 2)
 	for i, side := range []string{"a", "b"} {
@@ -53,12 +53,12 @@ func TestDiffMounted(t *testing.T) {
 			t.Errorf("%s/README.txt is not that of %s mounted alone", side, runs[i])
 		}
 		exc[i] = map[string]int64{}
-		rows := testdata.ReadCSV(t, read(side+"/functions.csv"))
-		col := slices.Index(rows[0], "cost_exc")
-		for _, r := range rows[1:] {
-			v, _ := strconv.ParseInt(r[col], 10, 64)
-			exc[i][r[1]] += v
-			totals[i] += v
+		for _, r := range testdata.ReadCSV(t, read(side+"/bottom-up.csv"))[1:] {
+			if r[1] == "0" {
+				v, _ := strconv.ParseInt(r[5], 10, 64)
+				exc[i][r[0]] = v
+				totals[i] += v
+			}
 		}
 	}
 	if !strings.Contains(string(read("README.txt")), "diff/") {
@@ -88,8 +88,8 @@ func TestDiffMounted(t *testing.T) {
 		}
 		return net, rows
 	}
-	wantNet, wantRows := pprof("-top", "-nodecount=1000", "-diff_base="+filepath.Join(mnt, "a/profile.pb.gz"), filepath.Join(mnt, "b/profile.pb.gz"))
-	gotNet, gotRows := pprof("-top", "-nodecount=1000", filepath.Join(mnt, "diff/profile.pb.gz"))
+	wantNet, wantRows := pprof("-top", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0", "-diff_base="+filepath.Join(mnt, "a/profile.pb.gz"), filepath.Join(mnt, "b/profile.pb.gz"))
+	gotNet, gotRows := pprof("-top", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0", filepath.Join(mnt, "diff/profile.pb.gz"))
 	if gotNet != wantNet || len(wantRows) == 0 || strings.Join(gotRows, "\n") != strings.Join(wantRows, "\n") {
 		t.Errorf("pprof -top of diff/profile.pb.gz: net %s, rows\n%s\n-diff_base: net %s, rows\n%s", gotNet, strings.Join(gotRows, "\n"), wantNet, strings.Join(wantRows, "\n"))
 	}
@@ -98,19 +98,23 @@ func TestDiffMounted(t *testing.T) {
 	if strings.Join(rows[0], ",") != "function,metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,b_exc,b_minus_a_exc,b_over_a_exc" {
 		t.Fatalf("procedures.csv header %v", rows[0])
 	}
+	metric := rows[1][1]
 	var net int64
 	for _, r := range rows[1:] {
+		if r[1] != metric {
+			continue
+		}
 		d, _ := strconv.ParseInt(r[8], 10, 64)
 		net += d
-		if want := exc[1][r[0]] - exc[0][r[0]]; d != want {
-			t.Errorf("%s: b_minus_a_exc %d, functions.csv says %d", r[0], d, want)
+		if want := exc[1][r[0]] - exc[0][r[0]]; r[1] == metric && d != want {
+			t.Errorf("%s: b_minus_a_exc %d, the runs' bottom-up.csv say %d", r[0], d, want)
 		}
 	}
 	if net != totals[1]-totals[0] {
 		t.Errorf("procedures.csv's changes add up to %d, the runs' totals differ by %d", net, totals[1]-totals[0])
 	}
 	var sums [2]int64
-	for _, l := range strings.Split(strings.TrimSpace(string(read("diff/flame/Time_(10ns).folded"))), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(string(read("diff/flame/"+metric+".folded"))), "\n") {
 		f := strings.Fields(l)
 		for i := range 2 {
 			v, _ := strconv.ParseInt(f[len(f)-2+i], 10, 64)
@@ -120,7 +124,7 @@ func TestDiffMounted(t *testing.T) {
 	if sums[0] != totals[0] || sums[1] != totals[1] {
 		t.Errorf("folded columns add up to %v, the runs' totals are %v", sums, totals)
 	}
-	svg := string(read("diff/flame/Time_(10ns).svg"))
+	svg := string(read("diff/flame/" + metric + ".svg"))
 	if !strings.Contains(svg, `fill="rgb(255,`) || !strings.Contains(svg, `,255)"`) {
 		t.Error("the SVG has no red or no blue frame")
 	}
