@@ -34,11 +34,11 @@ func TestLoomNameControlCharacters(t *testing.T) {
 	if n, want := bytes.Count(events, []byte("\n")), bytes.Count(plain, []byte("\n")); n != want {
 		t.Errorf("events.txt has %d lines, %d with a plain loom name", n, want)
 	}
-	if bytes.ContainsAny(events, "\r\xff") || !bytes.Contains(events, []byte(`de\x0am\x0do\xff.`)) {
+	if bytes.IndexByte(events, 0xff) >= 0 || bytes.IndexByte(events, 0x0d) >= 0 || !bytes.Contains(events, []byte(`de\x0am\x0do\xff.`)) {
 		t.Errorf("events.txt does not escape the loom name:\n%.300s", events)
 	}
 	csv := string(testdata.ReadFS(t, fsys, "streams.csv"))
-	if strings.ContainsAny(csv, "\r\xff\x00") || !strings.Contains(csv, "\"de\nm\\x0do\\xff\"") {
+	if strings.IndexByte(csv, 0xff) >= 0 || strings.IndexByte(csv, 0x0d) >= 0 || strings.IndexByte(csv, 0) >= 0 || !strings.Contains(csv, "\"de\nm\\x0do\\xff\"") {
 		t.Errorf("streams.csv does not escape the loom name:\n%s", csv)
 	}
 }

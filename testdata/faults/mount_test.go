@@ -169,7 +169,7 @@ func damageIndex(t *testing.T, dir string, k int, rng *rand.Rand) string {
 // mountTally counts the outcomes of one format's mounted runs.
 type mountTally struct {
 	runs, refused, reported, identical, silent, panics, timeouts int
-	peakRSS                                                     int64
+	peakRSS                                                      int64
 }
 
 // TestFaultsMounted mounts mutants of a generated input of every format
