@@ -43,7 +43,7 @@ func ReadAnchor(r io.ReaderAt, size int64, name string) (*Anchor, error) {
 	if err != nil {
 		return nil, errAt(name, 0, "read: "+err.Error(), nil, decode.ErrTruncated)
 	}
-	c := &chunkReader{name: name, chunk: data, end: len(data), chunkOff: 0}
+	c := &chunkReader{name: name, buf: data, clen: len(data), end: len(data), chunkOff: 0}
 	if len(data) < 2 || data[0] != bufChunkHeader {
 		return nil, errAt(name, 0, "not an OTF2 anchor file", nil, nil)
 	}

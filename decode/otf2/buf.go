@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -26,17 +27,22 @@ func errAt(section string, off int64, msg string, val any, kind error) error {
 }
 
 // A chunkReader walks the records of one chunked file (.evt, .def, .snap)
-// one chunk in memory at a time. Values are read with a sticky error, as
-// debug/dwarf's buf: after the first error every read returns zero.
+// through a window of the current chunk (window bytes at a time, more for
+// a longer record), so that a reader holds little memory and a reader
+// started in the middle of a chunk reads only what it decodes. Values are
+// read with a sticky error, as debug/dwarf's buf: after the first error
+// every read returns zero.
 type chunkReader struct {
-	r         io.ReaderAt
+	r         io.ReaderAt // nil: buf holds the whole chunk (the anchor)
 	size      int64
 	name      string
 	chunkSize int64
-	chunk     []byte // the current chunk's bytes
-	chunkOff  int64  // file offset of chunk[0]
-	pos       int    // read position in chunk
-	end       int    // end of the current record (for bounded reads)
+	buf       []byte // bytes [lo, lo+len(buf)) of the current chunk
+	lo        int
+	clen      int   // length of the current chunk
+	chunkOff  int64 // file offset of the current chunk
+	pos       int   // read position in the chunk
+	end       int   // end of the current record (for bounded reads)
 	order     binary.ByteOrder
 	big       bool
 	err       error
@@ -69,36 +75,61 @@ func (c *chunkReader) load(off int64) bool {
 		c.fail(off, "chunk shorter than its header", n, decode.ErrTruncated)
 		return false
 	}
-	if int64(cap(c.chunk)) < n {
-		c.chunk = make([]byte, n)
-	}
-	c.chunk = c.chunk[:n]
-	if _, err := c.r.ReadAt(c.chunk, off); err != nil && err != io.EOF {
-		// The file failing is no malformed input: the error as it is.
-		if c.err == nil {
-			c.err = fmt.Errorf("%s: %w", c.name, err)
-		}
-		c.end = c.pos
+	c.chunkOff, c.clen, c.pos, c.lo, c.buf = off, int(n), 0, 0, c.buf[:0]
+	c.end = c.clen
+	if !c.ensure(chunkHeaderLen) {
 		return false
 	}
-	c.chunkOff = off
-	if c.chunk[0] != bufChunkHeader {
-		c.fail(off, "no chunk header", c.chunk[0], nil)
+	h := c.buf
+	if h[0] != bufChunkHeader {
+		c.fail(off, "no chunk header", h[0], nil)
 		return false
 	}
-	switch c.chunk[1] {
+	switch h[1] {
 	case endianLittle:
 		c.order, c.big = binary.LittleEndian, false
 	case endianBig:
 		c.order, c.big = binary.BigEndian, true
 	default:
-		c.fail(off+1, "bad endianness byte", c.chunk[1], nil)
+		c.fail(off+1, "bad endianness byte", h[1], nil)
 		return false
 	}
 	c.pos = chunkHeaderLen
-	c.end = len(c.chunk)
 	return true
 }
+
+// window is how much of a chunk a reader reads at a time.
+const window = 64 << 10
+
+// ensure makes bytes [pos, pos+n) of the chunk available in buf; false
+// (with c.err set) when they are past the chunk or cannot be read.
+func (c *chunkReader) ensure(n int) bool {
+	if c.pos >= c.lo && c.pos+n <= c.lo+len(c.buf) {
+		return true
+	}
+	if c.r == nil || c.pos+n > c.clen {
+		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
+		return false
+	}
+	k := min(max(n, window), c.clen-c.pos)
+	if cap(c.buf) < k {
+		c.buf = make([]byte, k)
+	}
+	c.buf = c.buf[:k]
+	if _, err := c.r.ReadAt(c.buf, c.chunkOff+int64(c.pos)); err != nil && err != io.EOF {
+		// The file failing is no malformed input: the error as it is.
+		if c.err == nil {
+			c.err = fmt.Errorf("%s: %w", c.name, err)
+		}
+		c.end, c.buf = c.pos, c.buf[:0]
+		return false
+	}
+	c.lo = c.pos
+	return true
+}
+
+// at is the byte at chunk position i (ensured).
+func (c *chunkReader) at(i int) byte { return c.buf[i-c.lo] }
 
 // next returns the type byte of the next record, moving to the next chunk
 // at an end-of-chunk mark; it returns bufEndOfFile at the end of the file
@@ -111,16 +142,20 @@ func (c *chunkReader) next() byte {
 			}
 			continue
 		}
-		if c.pos >= len(c.chunk) {
+		if c.pos >= c.clen {
 			if !c.load(c.chunkOff + c.chunkSize) {
 				break
 			}
 			continue
 		}
-		t := c.chunk[c.pos]
+		c.end = c.clen
+		if !c.ensure(1) {
+			break
+		}
+		t := c.at(c.pos)
 		c.pos++
 		if t == bufEndOfChunk {
-			if c.chunkOff+int64(len(c.chunk)) >= c.size {
+			if c.chunkOff+int64(c.clen) >= c.size {
 				c.fail(c.offset()-1, "file ends without an end-of-file record", nil, decode.ErrTruncated)
 				break
 			}
@@ -129,7 +164,7 @@ func (c *chunkReader) next() byte {
 			}
 			continue
 		}
-		c.end = len(c.chunk)
+		c.end = c.clen
 		if t == bufEndOfFile {
 			c.eof = true
 		}
@@ -149,7 +184,7 @@ func (c *chunkReader) recordLen() int {
 	if c.err != nil {
 		return c.pos
 	}
-	if n > uint64(len(c.chunk)-c.pos) {
+	if n > uint64(c.clen-c.pos) {
 		c.fail(c.chunkOff+int64(start), "record length runs past the chunk", n, decode.ErrTruncated)
 		return c.pos
 	}
@@ -165,14 +200,14 @@ func (c *chunkReader) need(n int) bool {
 		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
 		return false
 	}
-	return true
+	return c.ensure(n)
 }
 
 func (c *chunkReader) u8() uint8 {
 	if !c.need(1) {
 		return 0
 	}
-	v := c.chunk[c.pos]
+	v := c.at(c.pos)
 	c.pos++
 	return v
 }
@@ -181,7 +216,7 @@ func (c *chunkReader) u16() uint16 {
 	if !c.need(2) {
 		return 0
 	}
-	v := c.order.Uint16(c.chunk[c.pos:])
+	v := c.order.Uint16(c.buf[c.pos-c.lo:])
 	c.pos += 2
 	return v
 }
@@ -190,7 +225,7 @@ func (c *chunkReader) u32raw() uint32 {
 	if !c.need(4) {
 		return 0
 	}
-	v := c.order.Uint32(c.chunk[c.pos:])
+	v := c.order.Uint32(c.buf[c.pos-c.lo:])
 	c.pos += 4
 	return v
 }
@@ -199,7 +234,7 @@ func (c *chunkReader) u64raw() uint64 {
 	if !c.need(8) {
 		return 0
 	}
-	v := c.order.Uint64(c.chunk[c.pos:])
+	v := c.order.Uint64(c.buf[c.pos-c.lo:])
 	c.pos += 8
 	return v
 }
@@ -210,7 +245,7 @@ func (c *chunkReader) compressed(width int) uint64 {
 	if !c.need(1) {
 		return 0
 	}
-	k := int(c.chunk[c.pos])
+	k := int(c.at(c.pos))
 	if k == 0xff {
 		c.pos++
 		if width == 4 {
@@ -226,7 +261,10 @@ func (c *chunkReader) compressed(width int) uint64 {
 		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
 		return 0
 	}
-	b := c.chunk[c.pos+1 : c.pos+1+k]
+	if !c.ensure(1 + k) {
+		return 0
+	}
+	b := c.buf[c.pos-c.lo+1 : c.pos-c.lo+1+k]
 	c.pos += 1 + k
 	var v uint64
 	if c.big {
@@ -253,12 +291,14 @@ func (c *chunkReader) str() string {
 	if c.err != nil {
 		return ""
 	}
-	for i := c.pos; i < c.end; i++ {
-		if c.chunk[i] == 0 {
-			s := string(c.chunk[c.pos:i])
-			c.pos = i + 1
-			return s
-		}
+	if !c.ensure(c.end - c.pos) {
+		return ""
+	}
+	b := c.buf[c.pos-c.lo : c.end-c.lo]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		s := string(b[:i])
+		c.pos += i + 1
+		return s
 	}
 	c.fail(c.offset(), "string without its NUL", nil, decode.ErrTruncated)
 	return ""

@@ -172,7 +172,7 @@ func (r *EventReader) Next(ev *Event) bool {
 		}
 		ev.Vals = ev.Vals[:len(spec.Fields)]
 		if spec.Singleton {
-			c.end = len(c.chunk)
+			c.end = c.clen
 			f := &spec.Fields[0]
 			ev.Vals[0] = r.mapped(f, c.scalar(f.Kind))
 		} else {

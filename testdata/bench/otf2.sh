@@ -21,9 +21,11 @@ cat > "$work/iterate.c" <<'C'
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
+static uint64_t locs[1 << 16]; static size_t nlocs;
 static OTF2_CallbackCode loc_cb(void *ud, OTF2_LocationRef l, OTF2_StringRef n,
     OTF2_LocationType t, uint64_t e, OTF2_LocationGroupRef g) {
-  OTF2_Reader *r = ud; OTF2_Reader_SelectLocation(r, l); return OTF2_CALLBACK_SUCCESS; }
+  if (nlocs < sizeof locs / sizeof *locs) locs[nlocs++] = l;
+  return OTF2_Reader_SelectLocation((OTF2_Reader *)ud, l) == OTF2_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR; }
 int main(int argc, char **argv) {
   OTF2_Reader *r = OTF2_Reader_Open(argv[1]);
   OTF2_Reader_SetSerialCollectiveCallbacks(r);
@@ -32,7 +34,14 @@ int main(int argc, char **argv) {
   OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gc, loc_cb);
   OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, gc, r);
   uint64_t n; OTF2_Reader_ReadAllGlobalDefinitions(r, gd, &n);
+  OTF2_Reader_OpenDefFiles(r);
   OTF2_Reader_OpenEvtFiles(r);
+  for (size_t i = 0; i < nlocs; i++) {
+    OTF2_DefReader *dr = OTF2_Reader_GetDefReader(r, locs[i]);
+    if (dr) { uint64_t k; OTF2_Reader_ReadAllLocalDefinitions(r, dr, &k); OTF2_Reader_CloseDefReader(r, dr); }
+    OTF2_Reader_GetEvtReader(r, locs[i]);
+  }
+  OTF2_Reader_CloseDefFiles(r);
   OTF2_GlobalEvtReader *ge = OTF2_Reader_GetGlobalEvtReader(r);
   uint64_t read = 0; OTF2_Reader_ReadAllGlobalEvents(r, ge, &read);
   printf("%llu events\n", (unsigned long long)read);
