@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // defNames resolves definition references the way otf2-print names them:
@@ -23,6 +24,7 @@ type defNames struct {
 	paradigms     map[uint64]*string
 	commParadigms map[uint64]*groupDef // COMM_LOCATIONS group of each paradigm
 	regionText    []string             // appendDef's text of region id, "" for none
+	regionCSV     []string             // csvName's text of region id
 }
 
 type groupDef struct {
@@ -207,8 +209,12 @@ func (n *defNames) cacheRegions() {
 		return
 	}
 	n.regionText = make([]string, maxID+1)
-	for id := range regions {
+	n.regionCSV = make([]string, maxID+1)
+	for id, name := range regions {
 		n.regionText[id] = string(n.appendDefSlow(nil, "regions", id))
+		if name != nil {
+			n.regionCSV[id] = string(render.AppendCSVField(nil, *name))
+		}
 	}
 }
 

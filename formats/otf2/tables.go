@@ -53,6 +53,9 @@ func (c clock) rel(t uint64) int64 {
 // csvName appends a definition's name (its string) as a CSV field, or
 // nothing when it has none.
 func (n *defNames) csvName(dst []byte, table string, id uint64) []byte {
+	if table == "regions" && id < uint64(len(n.regionCSV)) {
+		return append(dst, n.regionCSV[id]...)
+	}
 	var name *string
 	if table == "strings" {
 		name = n.str(id)

@@ -63,7 +63,7 @@ pid=$!
 until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
 t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms)
 cat_ms=$(( (t1 - t0) / 1000000 ))
-echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes ($(( print_ms * 100 / (cat_ms + 1) ))% of otf2-print's time as speedup x100)"
+echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes (otf2-print/hpcfs time: $(( print_ms * 100 / (cat_ms + 1) ))%)"
 t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms)
 csv_ms=$(( (t1 - t0) / 1000000 )); echo "cat every locations/*/events.csv (sizing included): $csv_ms ms (C iterate: $iter_ms ms)"
 for v in events.txt locations/0/events.csv; do
