@@ -23,7 +23,7 @@ for f in events.csv events.parquet; do
   t0=$(ms); size=$(stat -c %s "$dir/$f"); t1=$(ms)
   echo "$f: first stat $((t1 - t0)) ms, $size bytes"
   t0=$(ms); cat "$dir/$f" >/dev/null; t1=$(ms)
-  echo "$f: cat $((t1 - t0)) ms, $((size / 1000 / (t1 - t0 + 1))) MB/s"
+  echo "$f: cat $((t1 - t0)) ms, $(awk "BEGIN{printf \"%.1f\", $size / 1000 / ($t1 - $t0 + 1)}") MB/s"
 done
 cat > "$work/q.cjs" <<'JS'
 const { createRequire } = require('module');
@@ -46,5 +46,5 @@ for f in trace.json trace.pftrace; do
   t0=$(ms); size=$(stat -c %s "$work/mnt/$f"); cat "$work/mnt/$f" >/dev/null; t1=$(ms)
   echo "$f: $size bytes, stat + cat $((t1 - t0)) ms"
 done
-kill -TERM $pid; wait $pid || true
+fusermount3 -u "$work/mnt"; wait $pid || true
 grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
