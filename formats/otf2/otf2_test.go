@@ -57,39 +57,25 @@ func firstDiff(got, want []byte) string {
 	return "got  " + end(got) + "\nwant " + end(want)
 }
 
-func TestEventsTxtMatchesOtf2Print(t *testing.T) {
+// TestViewsMatchOtf2Print checks events.txt and definitions.txt against
+// the outputs of otf2-print and otf2-print -G on every corpus case.
+func TestViewsMatchOtf2Print(t *testing.T) {
 	for _, name := range corpusCases {
-		t.Run(name, func(t *testing.T) {
-			dir := testdata.Corpus(t, "otf2", name)
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			got := testdata.ReadFS(t, src.FS(), "events.txt")
-			want := oracle(t, dir, "oracle-otf2-print.txt")
-			if !bytes.Equal(got, want) {
-				t.Errorf("events.txt differs from otf2-print (%d vs %d bytes)\n%s", len(got), len(want), firstDiff(got, want))
-			}
-		})
-	}
-}
-
-func TestDefinitionsTxtMatchesOtf2PrintG(t *testing.T) {
-	for _, name := range corpusCases {
-		t.Run(name, func(t *testing.T) {
-			dir := testdata.Corpus(t, "otf2", name)
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			got := testdata.ReadFS(t, src.FS(), "definitions.txt")
-			want := oracle(t, dir, "oracle-otf2-print-G.txt")
-			if !bytes.Equal(got, want) {
-				t.Errorf("definitions.txt differs from otf2-print -G (%d vs %d bytes)\n%s", len(got), len(want), firstDiff(got, want))
-			}
-		})
+		for view, file := range map[string]string{"events.txt": "oracle-otf2-print.txt", "definitions.txt": "oracle-otf2-print-G.txt"} {
+			t.Run(name+"/"+view, func(t *testing.T) {
+				dir := testdata.Corpus(t, "otf2", name)
+				src, err := Open(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer src.Close()
+				got := testdata.ReadFS(t, src.FS(), view)
+				want := oracle(t, dir, file)
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s (%d vs %d bytes)\n%s", view, file, len(got), len(want), firstDiff(got, want))
+				}
+			})
+		}
 	}
 }
 

@@ -207,9 +207,7 @@ func (t *trace) collectivesCSV() ([]byte, error) {
 	for _, c := range p.collectives {
 		b = appendU(b, t.ar.Locations[c.loc].ID)
 		b = append(b, ',')
-		if s, ok := otf2.EnumName("CollectiveOp", c.op); ok {
-			b = append(b, s...)
-		}
+		b = appendEnumName(b, "CollectiveOp", c.op)
 		b = append(b, ',')
 		b = t.names.csvName(b, "comms", c.comm)
 		b = append(b, ',')

@@ -87,9 +87,7 @@ func (t *trace) locationsCSV() ([]byte, error) {
 		b = append(b, ',')
 		b = t.names.csvName(b, "strings", d.U("name"))
 		b = append(b, ',')
-		if s, ok := otf2.EnumName("LocationType", d.U("locationType")); ok {
-			b = append(b, s...)
-		}
+		b = appendEnumName(b, "LocationType", d.U("locationType"))
 		b = append(b, ',')
 		b = t.names.csvName(b, "location_groups", d.U("locationGroup"))
 		b = append(b, ',')
@@ -115,13 +113,9 @@ func (t *trace) regionsCSV() ([]byte, error) {
 		b = append(b, ',')
 		b = t.names.csvName(b, "strings", d.U("description"))
 		b = append(b, ',')
-		if s, ok := otf2.EnumName("RegionRole", d.U("regionRole")); ok {
-			b = append(b, s...)
-		}
+		b = appendEnumName(b, "RegionRole", d.U("regionRole"))
 		b = append(b, ',')
-		if s, ok := otf2.EnumName("Paradigm", d.U("paradigm")); ok {
-			b = append(b, s...)
-		}
+		b = appendEnumName(b, "Paradigm", d.U("paradigm"))
 		b = append(b, ',')
 		b = t.names.csvName(b, "strings", d.U("sourceFile"))
 		b = append(b, ',')
@@ -311,4 +305,13 @@ func appendCSVBytes(dst, b []byte) []byte {
 		return render.AppendCSVField(dst, string(b))
 	}
 	return append(dst, b...)
+}
+
+// appendEnumName appends the name of value v of enum, or nothing when it
+// has none.
+func appendEnumName(b []byte, enum string, v uint64) []byte {
+	if s, ok := otf2.EnumName(enum, v); ok {
+		return append(b, s...)
+	}
+	return b
 }
