@@ -1,13 +1,13 @@
 package hpcdb
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
+	"github.com/hpcfs/hpcfs/internal/stats"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -18,38 +18,13 @@ const imbalanceHead = "kind,ctx_id,function_id,name,metric,count,min,mean,max,st
 // row): contexts and procedures of the metrics that fit, in metric order.
 const imbalanceBudget = 24 << 20
 
-// stat is one row's statistics over the thread profiles that have a
-// value there (as HPCToolkit's summary statistics count them).
+// stat is one row: the statistics of one metric at a context or
+// procedure over the thread profiles.
 type stat struct {
-	min, max, sum, sumsq float64
-	count, argmax        int32
-	entity               int32 // ctx id, or procedure row for procedures
-	metric               int16 // index into imbalance.metrics
-	proc                 bool
-}
-
-func (s *stat) add(v float64, prof int32) {
-	if v == 0 {
-		return
-	}
-	if s.count == 0 || v < s.min {
-		s.min = v
-	}
-	if s.count == 0 || v > s.max {
-		s.max, s.argmax = v, prof
-	}
-	s.count++
-	s.sum += v
-	s.sumsq += v * v
-}
-
-func (s *stat) mean() float64 { return s.sum / float64(s.count) }
-
-// stddev is the population standard deviation, as HPCToolkit's StdDev:
-// sqrt(sum of squares / count - mean^2).
-func (s *stat) stddev() float64 {
-	m := s.mean()
-	return math.Sqrt(max(0, s.sumsq/float64(s.count)-m*m))
+	stats.Acc
+	entity int32 // ctx id, or procedure row for procedures
+	metric int16 // index into imbalance.metrics
+	proc   bool
 }
 
 // imbalance is the statistics of imbalance.csv, made once.
@@ -157,7 +132,7 @@ func (d *db) imbalance() *imbalance {
 					if !ok {
 						continue
 					}
-					ctxStat[int(c)*nm+k].add(v.Value, int32(i))
+					ctxStat[int(c)*nm+k].Add(v.Value, int32(i))
 					if a := of[c]; a >= 0 && outer[c] {
 						if procVal[int(a)*nm+k] == 0 {
 							touched = append(touched, a*int32(nm)+int32(k))
@@ -168,7 +143,7 @@ func (d *db) imbalance() *imbalance {
 				return true
 			}, onErr)
 			for _, t := range touched {
-				procStat[t].add(procVal[t], int32(i))
+				procStat[t].Add(procVal[t], int32(i))
 				procVal[t] = 0
 			}
 			touched = touched[:0]
@@ -177,25 +152,18 @@ func (d *db) imbalance() *imbalance {
 			}
 		}
 		for k, s := range ctxStat {
-			if s.count > 0 && m.listed(k/nm) {
+			if s.Count > 0 && m.listed(k/nm) {
 				s.entity, s.metric = int32(k/nm), int16(k%nm)
 				im.rows = append(im.rows, s)
 			}
 		}
 		for k, s := range procStat {
-			if s.count > 0 {
+			if s.Count > 0 {
 				s.entity, s.metric, s.proc = int32(k/nm), int16(k%nm), true
 				im.rows = append(im.rows, s)
 			}
 		}
-		// worst first: the largest max/mean (pipit's load_imbalance), then
-		// the most time beyond the mean
-		slices.SortStableFunc(im.rows, func(a, b stat) int {
-			if c := cmp.Compare(b.max/b.mean(), a.max/a.mean()); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.max-b.mean(), a.max-a.mean())
-		})
+		slices.SortStableFunc(im.rows, func(a, b stat) int { return stats.Worse(&a.Acc, &b.Acc) })
 		im.rows = slices.Clip(im.rows)
 	})
 	return im
@@ -226,14 +194,14 @@ func (d *db) imbalanceRows() *render.Rows {
 			dst = append(dst, ',')
 			dst = render.AppendCSVField(dst, im.metrics[s.metric].column)
 			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(s.count), 10)
-			mean, sd := s.mean(), s.stddev()
-			for _, v := range []float64{s.min, mean, s.max, sd, sd / mean, s.max / mean} {
+			dst = strconv.AppendInt(dst, int64(s.Count), 10)
+			mean, sd := s.Mean(), s.StdDev()
+			for _, v := range []float64{s.Min, mean, s.Max, sd, sd / mean, s.Max / mean} {
 				dst = append(dst, ',')
 				dst = render.AppendFloat(dst, v)
 			}
 			dst = append(dst, ',')
-			dst = render.AppendCSVField(dst, m.profNames[s.argmax])
+			dst = render.AppendCSVField(dst, m.profNames[s.ArgMax])
 			return append(dst, '\n'), nil
 		})}
 	})

@@ -1,13 +1,12 @@
 package hpcrun
 
 import (
-	"cmp"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/internal/stats"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -34,12 +33,11 @@ type ctxKey struct {
 	ip     uint64
 }
 
-// ctxStat is one row: count, min, max, sum and sum of squares of the
-// nonzero inclusive values of one metric at one merged context.
+// ctxStat is one row: the statistics of one metric at one merged
+// context over the profiles.
 type ctxStat struct {
-	min, max, sum, sumsq float64
-	count, argmax, ctx   int32
-	metric               int32
+	stats.Acc
+	ctx, metric int32
 }
 
 func (m *mount) imbalance() *imbalance {
@@ -47,7 +45,7 @@ func (m *mount) imbalance() *imbalance {
 	im.once.Do(func() {
 		byKey := map[ctxKey]int32{}
 		colOf := map[string]int{}
-		var stats [][]ctxStat // metric -> merged context -> statistics
+		var byMetric [][]ctxStat // metric -> merged context -> statistics
 		var cut bool
 		for pi, p := range m.profiles {
 			f, err := p.open()
@@ -116,7 +114,7 @@ func (m *mount) imbalance() *imbalance {
 							j = len(im.cols)
 							colOf[name] = j
 							im.cols = append(im.cols, name)
-							stats = append(stats, nil)
+							byMetric = append(byMetric, nil)
 						}
 						vals := local[c]
 						for len(vals) <= j {
@@ -132,39 +130,24 @@ func (m *mount) imbalance() *imbalance {
 					if v == 0 {
 						continue
 					}
-					for len(stats[j]) <= int(c) {
-						stats[j] = append(stats[j], ctxStat{ctx: int32(len(stats[j])), metric: int32(j)})
+					for len(byMetric[j]) <= int(c) {
+						byMetric[j] = append(byMetric[j], ctxStat{ctx: int32(len(byMetric[j])), metric: int32(j)})
 					}
-					s := &stats[j][c]
-					if s.count == 0 || v < s.min {
-						s.min = v
-					}
-					if s.count == 0 || v > s.max {
-						s.max, s.argmax = v, int32(pi)
-					}
-					s.count++
-					s.sum += v
-					s.sumsq += v * v
+					byMetric[j][c].Add(v, int32(pi))
 				}
 			}
 		}
 		if cut {
 			m.src.Errors.Report("imbalance.csv", errString("more than 262144 distinct calling contexts: the others are left out"))
 		}
-		for _, st := range stats {
+		for _, st := range byMetric {
 			for _, s := range st {
-				if s.count > 0 {
+				if s.Count > 0 {
 					im.rows = append(im.rows, s)
 				}
 			}
 		}
-		slices.SortStableFunc(im.rows, func(a, b ctxStat) int {
-			ma, mb := a.sum/float64(a.count), b.sum/float64(b.count)
-			if c := cmp.Compare(b.max/mb, a.max/ma); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.max-mb, a.max-ma)
-		})
+		slices.SortStableFunc(im.rows, func(a, b ctxStat) int { return stats.Worse(&a.Acc, &b.Acc) })
 	})
 	return im
 }
@@ -198,11 +181,10 @@ func (m *mount) imbalanceTable() *render.Table {
 		}
 		return render.Counted(int64(len(im.rows)), func(i int64, r *render.Row) error {
 			s := &im.rows[i]
-			mean := s.sum / float64(s.count)
-			sd := math.Sqrt(max(0, s.sumsq/float64(s.count)-mean*mean))
-			r.Str("context").Str(im.path(s.ctx)).Str(im.label[s.ctx]).Str(im.cols[s.metric] + "_inc").Int(int64(s.count))
-			r.Float(s.min).Float(mean).Float(s.max).Float(sd).Float(sd / mean).Float(s.max / mean)
-			r.Str(m.profiles[s.argmax].name)
+			mean, sd := s.Mean(), s.StdDev()
+			r.Str("context").Str(im.path(s.ctx)).Str(im.label[s.ctx]).Str(im.cols[s.metric] + "_inc").Int(int64(s.Count))
+			r.Float(s.Min).Float(mean).Float(s.Max).Float(sd).Float(sd / mean).Float(s.Max / mean)
+			r.Str(m.profiles[s.ArgMax].name)
 			return nil
 		})(pos)
 	}}
