@@ -384,7 +384,8 @@ func TestMeasurementsDirectory(t *testing.T) {
 		t.Fatalf("profiles.csv rows %d: %q", len(prof), prof[1])
 	}
 	des, _ := fs.ReadDir(fsys, ".")
-	if len(des) != files+5 {
+	// README.txt, _errors.txt, raw/, profiles.csv, imbalance.csv and .parquet
+	if len(des) != files+6 {
 		t.Fatalf("%d entries", len(des))
 	}
 	if testing.Short() {
