@@ -90,14 +90,8 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		node int32
 	}
 	var stack []onPath
-	nr := f.NodeReader(e, 0)
-	var n hpcrun.Node
-	var err error
 	var name []byte
-	for {
-		if err = nr.Next(&n); err != nil {
-			break
-		}
+	add := func(n *hpcrun.Node, call bool) {
 		parent := interchange.Root
 		if n.Parent == 0 {
 			stack = stack[:0]
@@ -111,15 +105,45 @@ func (p *profile) addEpoch(t *interchange.Tree, f *hpcrun.File, e *hpcrun.Epoch,
 		}
 		x := parent
 		if n.Parent != 0 || n.LMID != 0 || e.Sparse { // else the synthetic root
-			x = p.m.child(t, parent, e, n.LMID, n.IP, !n.IsLeaf(), name)
+			x = p.m.child(t, parent, e, n.LMID, n.IP, call, name)
 		}
 		stack = append(stack, onPath{n.AbsID(), x})
 		addValues(t, x, n.Values, col, units)
+	}
+	// A node is added once the next is read: a 04.00 file has no leaf
+	// sign, and a node is a call (its ip a return address) when the next
+	// node is its child.
+	nr := f.NodeReader(e, 0)
+	var bufs [2]hpcrun.Node
+	pending, next := &bufs[0], &bufs[1]
+	have := false
+	var err error
+	for {
+		if err = nr.Next(next); err != nil {
+			break
+		}
+		if have {
+			add(pending, isCall(e, pending, next.Parent == pending.AbsID()))
+		}
+		pending, next = next, pending
+		have = true
+	}
+	if have {
+		add(pending, isCall(e, pending, false))
 	}
 	if err == io.EOF {
 		err = nil
 	}
 	return err
+}
+
+// isCall says whether n's ip is a return address: n is not a leaf (by
+// its sign, or in a 04.00 file by having children).
+func isCall(e *hpcrun.Epoch, n *hpcrun.Node, hasChildren bool) bool {
+	if e.Sparse {
+		return hasChildren
+	}
+	return !n.IsLeaf()
 }
 
 // preorder reports whether every node of e follows its parent on the
@@ -195,6 +219,16 @@ func (p *profile) addEpochAnyOrder(t *interchange.Tree, f *hpcrun.File, e *hpcru
 	}
 	if err == io.EOF {
 		err = nil
+	}
+	if e.Sparse { // no leaf sign: a call is a node with children
+		parents := make([]uint32, len(nodes))
+		for i, s := range nodes {
+			parents[i] = s.parent
+		}
+		slices.Sort(parents)
+		for i := range nodes {
+			_, nodes[i].call = slices.BinarySearch(parents, byID[i].id) // byID is in node order until sorted below
+		}
 	}
 	slices.SortStableFunc(byID, func(a, b idIndex) int { return cmp.Compare(a.id, b.id) })
 	index := func(id uint32) (int, bool) {
