@@ -70,11 +70,14 @@ func newSum(ps []*profile, prefix string, errs *vfs.Errors) *model {
 	return m
 }
 
+// rowBatch is the rows of functions.csv and calls.csv rendered at a time.
+const rowBatch = 64
+
 // build adds the table views to dir; withFile adds the views that read
 // the file itself (lines.csv, and the header as found).
 func (m *model) build(dir *vfs.Dir, withFile bool) {
-	dir.AddFile("functions.csv", render.Stream(render.GeneratorFunc(m.functionsCSV), m.reporter("functions.csv")))
-	dir.AddFile("calls.csv", render.Stream(render.GeneratorFunc(m.callsCSV), m.reporter("calls.csv")))
+	dir.AddFile("functions.csv", render.Stream(render.NewRows(rowBatch, m.functionsCSV), m.reporter("functions.csv")))
+	dir.AddFile("calls.csv", render.Stream(render.NewRows(rowBatch, m.callsCSV), m.reporter("calls.csv")))
 	dir.Add("functions", vfs.Lazy(m.functionDirs))
 	title := strings.TrimSuffix(m.prefix, "/")
 	if title == "" {
@@ -128,14 +131,14 @@ func appendCosts(dst []byte, costs []int64) []byte {
 	return dst
 }
 
-func (m *model) functionsCSV(state any) (render.Cursor, error) {
+func (m *model) functionsCSV() []render.Part {
 	t := m.table()
 	header := []byte("function_id,function,file,module,call_count")
 	for _, e := range t.Events {
 		header = appendEventColumns(header, "", []string{e + "_inc", e + "_exc"})
 	}
 	header = append(header, '\n')
-	return rows(state, string(header), len(t.Funcs), func(dst []byte, i int) []byte {
+	return rowParts(string(header), len(t.Funcs), func(dst []byte, i int) []byte {
 		f := &t.Funcs[i]
 		dst = strconv.AppendInt(dst, int64(i), 10)
 		dst = append(dst, ',')
@@ -154,7 +157,7 @@ func (m *model) functionsCSV(state any) (render.Cursor, error) {
 			dst = strconv.AppendInt(dst, self[k], 10)
 		}
 		return append(dst, '\n')
-	}), nil
+	})
 }
 
 func (m *model) hasInstr() bool { return m.tab != nil && m.tab.Header.HasInstr() }
@@ -186,19 +189,19 @@ func (m *model) appendFn(dst []byte, i int32) []byte {
 	return append(dst, ',')
 }
 
-func (m *model) callsCSV(state any) (render.Cursor, error) {
+func (m *model) callsCSV() []render.Part {
 	t := m.table()
 	header := []byte("caller_id,caller,caller_file,callee_id,callee,callee_file," + m.siteColumns())
 	header = appendEventColumns(header, "_inc", t.Events)
 	header = append(header, '\n')
-	return rows(state, string(header), len(t.Edges), func(dst []byte, i int) []byte {
+	return rowParts(string(header), len(t.Edges), func(dst []byte, i int) []byte {
 		e := &t.Edges[i]
 		dst = m.appendFn(dst, e.Caller)
 		dst = m.appendFn(dst, e.Callee)
 		dst = m.appendSite(dst, e)
 		dst = appendCosts(dst, t.EdgeCost(i))
 		return append(dst, '\n')
-	}), nil
+	})
 }
 
 // callList is callers.csv (callers of function i) or callees.csv, by
@@ -326,30 +329,10 @@ func (c *linesCursor) State() any {
 	return c.d.State()
 }
 
-// A rowCursor renders a CSV view: the header at position 0, then row i at
-// position i+1. Its state is the next position.
-type rowCursor struct {
-	pos, n int
-	header string
-	row    func(dst []byte, i int) []byte
-}
-
-func (c *rowCursor) Next(dst []byte) ([]byte, error) {
-	switch {
-	case c.pos == 0:
-		dst = append(dst, c.header...)
-	case c.pos > c.n:
-		return dst, errEOF
-	default:
-		dst = c.row(dst, c.pos-1)
-	}
-	c.pos++
-	return dst, nil
-}
-
-func (c *rowCursor) State() any { return c.pos }
-
-func rows(state any, header string, n int, row func(dst []byte, i int) []byte) *rowCursor {
-	pos, _ := state.(int)
-	return &rowCursor{pos: pos, n: n, header: header, row: row}
+// rowParts is a header and n rows as the parts of a render.Rows view
+// (random access and on-disk index through its RowPos states).
+func rowParts(header string, n int, row func(dst []byte, i int) []byte) []render.Part {
+	return []render.Part{render.TextPart(header), render.RowPart(int64(n), func(dst []byte, i int64) ([]byte, error) {
+		return row(dst, int(i)), nil
+	})}
 }

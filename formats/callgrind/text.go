@@ -2,14 +2,11 @@ package callgrind
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
-
-var errEOF = io.EOF
 
 // writeList writes "key: x y z".
 func writeList(b *strings.Builder, key string, v []int64) {
