@@ -109,7 +109,7 @@ func TestBadIndexRebuilt(t *testing.T) {
 func TestRenderSegmentChecksCheckpoints(t *testing.T) {
 	s := &stream{gen: &lines{n: 100, failAt: -1}}
 	cps := []checkpoint{{0, 0}, {5, 1}} // line 0 is "line 0\n", 7 bytes
-	if _, err := s.renderSegment(cps, 20); !errors.Is(err, errDisagrees) || !errors.Is(err, ErrChanged) {
+	if _, err := s.renderSegment(cps, 20, nil); !errors.Is(err, errDisagrees) || !errors.Is(err, ErrChanged) {
 		t.Fatalf("renderSegment: %v, want errDisagrees", err)
 	}
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -369,12 +370,25 @@ func (l *layout) segmentOf(off int64) int {
 	return lo
 }
 
-// checkpoints returns the checkpoints of segment seg and the end offset.
+// checkpoints returns the checkpoints of segment seg, with the next
+// segment's first (at the end offset) when there is one, and the end
+// offset.
 func (l *layout) checkpoints(seg int) ([]checkpoint, int64) {
 	if seg+1 < len(l.segs) {
-		return l.cps[l.segs[seg]:l.segs[seg+1]], l.cps[l.segs[seg+1]].off
+		return l.cps[l.segs[seg] : l.segs[seg+1]+1], l.cps[l.segs[seg+1]].off
 	}
 	return l.cps[l.segs[seg]:], l.size
+}
+
+// verifier is the codec with which a segment of l checks its cursor's
+// state at each checkpoint against the checkpoint's: only for layouts
+// read from an on-disk index, whose states may be forged.
+func (s *stream) verifier(l *layout) StateCodec {
+	if l.loaded == "" {
+		return nil
+	}
+	codec, _ := s.gen.(StateCodec)
+	return codec
 }
 
 func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
@@ -393,7 +407,7 @@ func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
 			<-wait // another reader or a prefetch is rendering it
 		}
 	}
-	data, err := s.renderSegment(cps, end)
+	data, err := s.renderSegment(cps, end, s.verifier(l))
 	if err != nil {
 		segments.release(key)
 		return nil, 0, err
@@ -407,9 +421,15 @@ func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
 var errDisagrees = fmt.Errorf("%w: a segment renders otherwise than it was sized", ErrChanged)
 
 // renderSegment renders from the first of cps to end, checking that each
-// later checkpoint falls between two records, as it did when sized.
-func (s *stream) renderSegment(cps []checkpoint, end int64) ([]byte, error) {
-	c, err := s.gen.Start(cps[0].state)
+// later checkpoint falls between two records, as it did when sized, and,
+// with a codec, that the cursor's state there encodes as the
+// checkpoint's does.
+func (s *stream) renderSegment(cps []checkpoint, end int64, codec StateCodec) ([]byte, error) {
+	start0 := cps[0].state
+	if codec != nil && cps[0].off == 0 {
+		start0 = nil // the view's start needs no state from the index
+	}
+	c, err := s.gen.Start(start0)
 	if err != nil {
 		if IsDataError(err) {
 			return nil, fmt.Errorf("%w (%v)", errDisagrees, err)
@@ -428,6 +448,9 @@ func (s *stream) renderSegment(cps []checkpoint, end int64) ([]byte, error) {
 			if cps[next].off-start < int64(len(buf)) {
 				return nil, fmt.Errorf("%w (checkpoint at %d inside a record)", errDisagrees, cps[next].off)
 			}
+			if err == nil && codec != nil && !bytes.Equal(encode(codec, c.State()), encode(codec, cps[next].state)) {
+				return nil, fmt.Errorf("%w (the state at %d differs from the checkpoint's)", errDisagrees, cps[next].off)
+			}
 			next++
 		}
 		if err != nil {
@@ -443,6 +466,13 @@ func (s *stream) renderSegment(cps []checkpoint, end int64) ([]byte, error) {
 	return buf, nil
 }
 
+func encode(codec StateCodec, state any) []byte {
+	if state == nil {
+		return nil
+	}
+	return codec.EncodeState(state)
+}
+
 func (s *stream) prefetch(l *layout, seg int) {
 	if seg >= len(l.segs) {
 		return
@@ -456,7 +486,7 @@ func (s *stream) prefetch(l *layout, seg int) {
 		return
 	}
 	go func() {
-		data, err := s.renderSegment(cps, end)
+		data, err := s.renderSegment(cps, end, s.verifier(l))
 		if err != nil {
 			segments.release(key)
 			return
