@@ -50,11 +50,11 @@ var csvHeaders = map[string]string{
 	"functions/*/callees.csv@webgrind": "callee_id,callee,line,call_count,call_cost,call_cost_pct",
 	"invocations.csv":                  "function_id,function,invocation,cost_inc,cost_exc,call_cost,caller_id,caller_invocation,caller_line",
 	// callgrind (issue 13), for a file with the one event "Instructions"
-	"functions.csv@callgrind":           "function_id,function,file,module,call_count,Instructions_inc,Instructions_exc",
-	"calls.csv@callgrind":               "caller_id,caller,caller_file,callee_id,callee,callee_file,line,call_count,Instructions_inc",
-	"functions/*/callers.csv@callgrind": "caller_id,caller,caller_file,line,call_count,Instructions_inc",
-	"functions/*/callees.csv@callgrind": "callee_id,callee,callee_file,line,call_count,Instructions_inc",
-	"lines.csv@callgrind":               "file,line,function,module,Instructions",
+	"functions.csv@callgrind":           "function_id,function,file,module,call_count,instructions_inc,instructions_exc",
+	"calls.csv@callgrind":               "caller_id,caller,caller_file,callee_id,callee,callee_file,line,call_count,instructions_inc",
+	"functions/*/callers.csv@callgrind": "caller_id,caller,caller_file,line,call_count,instructions_inc",
+	"functions/*/callees.csv@callgrind": "callee_id,callee,callee_file,line,call_count,instructions_inc",
+	"lines.csv@callgrind":               "file,line,function,module,instructions",
 	// DCPI
 	"images.csv":    "profile,image,path,event,period,epoch,samples,pct,cum_pct",
 	"*/samples.csv": "address,offset,count,pct,cum_pct,function,raw_name,file,line,inlined",

@@ -79,7 +79,7 @@ var pendingRenames = map[string]map[string]bool{}
 
 // dataMade are the metric and event columns of the test sources that
 // csvHeaders spells out in full (callgrind's event "Instructions").
-var dataMade = map[string]map[string]bool{"callgrind": set("Instructions", "Instructions_inc", "Instructions_exc")}
+var dataMade = map[string]map[string]bool{"callgrind": set("instructions", "instructions_inc", "instructions_exc")}
 
 func set(names ...string) map[string]bool {
 	m := map[string]bool{}

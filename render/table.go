@@ -397,7 +397,7 @@ func appendValue(dst []byte, col Column, c cell, csv bool) []byte {
 	case Hex:
 		return AppendHexPadded(dst, c.u, col.Digits)
 	case Pct:
-		return strconv.AppendFloat(dst, c.f, 'f', 2, 64)
+		return AppendPct(dst, c.f)
 	}
 	if csv {
 		return AppendFloat(dst, c.f)
@@ -431,6 +431,12 @@ func valueLen(col Column, c cell, csv bool) int {
 	var buf [40]byte
 	return len(appendValue(buf[:0], col, c, csv))
 }
+
+// AppendPct appends a percentage as every view writes one: 2 decimals.
+func AppendPct(dst []byte, v float64) []byte { return strconv.AppendFloat(dst, v, 'f', 2, 64) }
+
+// FormatPct is AppendPct as a string.
+func FormatPct(v float64) string { return string(AppendPct(nil, v)) }
 
 // HexLen is the number of hex digits of v.
 func HexLen(v uint64) int {

@@ -88,7 +88,7 @@ func TestDcpiThroughCLIAndMount(t *testing.T) {
 	if bySort != fromTop || strings.Count(fromTop, "\n") != len(big.Expected()) {
 		t.Fatal("top.csv is not samples.csv sorted by count")
 	}
-	if last := sh(`tail -n 1 ` + d + `/top.csv | cut -d, -f5`); last != "100\n" {
+	if last := sh(`tail -n 1 ` + d + `/top.csv | cut -d, -f5`); last != "100.00\n" {
 		t.Fatalf("last cum_pct of top.csv = %q", last)
 	}
 	sum := sh(`awk -F, 'NR>1 {s+=$3} END {print s}' ` + d + `/samples.csv`)

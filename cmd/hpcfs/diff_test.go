@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	wggen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 )
@@ -114,7 +115,7 @@ func TestDiffMounted(t *testing.T) {
 		t.Errorf("procedures.csv's changes add up to %d, the runs' totals differ by %d", net, totals[1]-totals[0])
 	}
 	var sums [2]int64
-	for _, l := range strings.Split(strings.TrimSpace(string(read("diff/flame/"+metric+".folded"))), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(string(read("diff/flame/"+render.Name(metric, "metric")+".folded"))), "\n") {
 		f := strings.Fields(l)
 		for i := range 2 {
 			v, _ := strconv.ParseInt(f[len(f)-2+i], 10, 64)
@@ -124,7 +125,7 @@ func TestDiffMounted(t *testing.T) {
 	if sums[0] != totals[0] || sums[1] != totals[1] {
 		t.Errorf("folded columns add up to %v, the runs' totals are %v", sums, totals)
 	}
-	svg := string(read("diff/flame/" + metric + ".svg"))
+	svg := string(read("diff/flame/" + render.Name(metric, "metric") + ".svg"))
 	if !strings.Contains(svg, `fill="rgb(255,`) || !strings.Contains(svg, `,255)"`) {
 		t.Error("the SVG has no red or no blue frame")
 	}

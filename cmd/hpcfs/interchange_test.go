@@ -24,8 +24,8 @@ func TestInterchangeMounted(t *testing.T) {
 		folded  string
 		trace   bool
 	}{
-		{"callgrind", testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.default"), ".", "flame/Ir.folded", false},
-		{"webgrind", testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), ".", "flame/Time_ns.folded", false},
+		{"callgrind", testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.default"), ".", "flame/ir.folded", false},
+		{"webgrind", testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), ".", "flame/time_ns.folded", false},
 		{"hpcrun", testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0", "flame/cputime_ns.folded", true},
 		{"hpcdb", testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), ".", "flame/cputime_ns_sum.folded", true},
 		{"ovni", filepath.Join(testdata.Corpus(t, "ovni", "v1-two-procs"), "ovni"), "", "", true},

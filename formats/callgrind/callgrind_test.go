@@ -27,11 +27,11 @@ func column(t testing.TB, header []string, name string) int {
 	return -1
 }
 
-// irTotal is the sum of the Ir_exc column of CSV view name.
+// irTotal is the sum of the ir_exc column of CSV view name.
 func irTotal(t *testing.T, fsys fs.FS, name string) int64 {
 	t.Helper()
 	rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, name))
-	c := column(t, rows[0], "Ir_exc")
+	c := column(t, rows[0], "ir_exc")
 	var s int64
 	for _, r := range rows[1:] {
 		v, _ := strconv.ParseInt(r[c], 10, 64)
@@ -89,7 +89,7 @@ func TestCorpusTrees(t *testing.T) {
 				if r[column(t, h, "function")] != tab.Names.Name(tab.Funcs[i].Name) || r[column(t, h, "file")] != tab.Names.Name(tab.Funcs[i].File) {
 					t.Fatalf("row %d: %q", i, r)
 				}
-				for k, e := range tab.Events {
+				for k, e := range eventColumns(tab.Events) {
 					if r[column(t, h, e+"_exc")] != strconv.FormatInt(tab.Self(i)[k], 10) ||
 						r[column(t, h, e+"_inc")] != strconv.FormatInt(tab.Inclusive(i)[k], 10) {
 						t.Fatalf("row %d event %s: %q", i, e, r)
@@ -157,7 +157,7 @@ func TestDirectory(t *testing.T) {
 	fsys := src.FS()
 	total := func(name string) int64 { return irTotal(t, fsys, name) }
 	if got, want := total("sum/functions.csv"), sums[0]+sums[1]+sums[2]; got != want {
-		t.Errorf("sum/functions.csv Ir_exc total %d, want %d", got, want)
+		t.Errorf("sum/functions.csv ir_exc total %d, want %d", got, want)
 	}
 	if got := total("callgrind.out.threads-02/functions.csv"); got != sums[1] {
 		t.Errorf("thread 2 total %d, want %d", got, sums[1])
@@ -255,11 +255,11 @@ func TestDuplicateEventColumns(t *testing.T) {
 			}
 			seen[h] = true
 		}
-		if !seen["Ir_2"] && !seen["Ir_2_inc"] {
-			t.Errorf("%s: no Ir_2 column: %v", view, header)
+		if !seen["ir_2"] && !seen["ir_2_inc"] {
+			t.Errorf("%s: no ir_2 column: %v", view, header)
 		}
 	}
-	if _, err := fs.Stat(fsys, "flame/Ir_2.folded"); err != nil {
+	if _, err := fs.Stat(fsys, "flame/ir_2.folded"); err != nil {
 		t.Error(err)
 	}
 	if errs := string(testdata.ReadFS(t, fsys, "_errors.txt")); !strings.Contains(errs, "event named twice") {
@@ -331,7 +331,7 @@ func TestAppendMode(t *testing.T) {
 			fsys := openFS(t, path)
 			for k := 1; k <= 3; k++ {
 				sub := "profile-" + strconv.Itoa(k) + "/"
-				for _, view := range []string{"functions.csv", "calls.csv", "lines.csv", "flame/Time_ns.folded"} {
+				for _, view := range []string{"functions.csv", "calls.csv", "lines.csv", "flame/time_ns.folded"} {
 					if got, want := testdata.ReadFS(t, fsys, sub+view), testdata.ReadFS(t, alone, view); !bytes.Equal(got, want) {
 						t.Errorf("%s%s differs from the run alone (%d and %d bytes)", sub, view, len(got), len(want))
 					}

@@ -114,13 +114,25 @@ func (m *model) functionDirs() []vfs.Entry {
 	return out
 }
 
-// appendEventColumns appends a column per event, named event+suffix.
+// appendEventColumns appends a column per event, named after the event
+// (eventColumns) and suffix.
 func appendEventColumns(dst []byte, suffix string, events []string) []byte {
-	for _, e := range events {
+	for _, e := range eventColumns(events) {
 		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, e+suffix)
+		dst = append(dst, e+suffix...)
 	}
 	return dst
+}
+
+// eventColumns are the events' names in columns: snake_case
+// (render.Name: Time_(10ns) -> time_10ns), each once.
+func eventColumns(events []string) []string {
+	u := render.NewUniquer()
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = u.Unique(render.Name(e, "event"))
+	}
+	return out
 }
 
 func appendCosts(dst []byte, costs []int64) []byte {
@@ -134,8 +146,8 @@ func appendCosts(dst []byte, costs []int64) []byte {
 func (m *model) functionsCSV() []render.Part {
 	t := m.table()
 	header := []byte("function_id,function,file,module,call_count")
-	for _, e := range t.Events {
-		header = appendEventColumns(header, "", []string{e + "_inc", e + "_exc"})
+	for _, e := range eventColumns(t.Events) {
+		header = append(header, ","+e+"_inc,"+e+"_exc"...)
 	}
 	header = append(header, '\n')
 	return rowParts(string(header), len(t.Funcs), func(dst []byte, i int) []byte {

@@ -162,9 +162,10 @@ raw/            the original file
 	b.WriteString(interchange.ProfileReadme(p.metrics()))
 	b.WriteString(interchange.GraphReadme(p.graph()))
 	b.WriteString(`
-Costs are the file's integer counts, one column per event, unit as the event says
-(valgrind: counts; Xdebug Time_(10ns): units of 10 ns, Memory_(bytes): bytes). In flame/ and
-profile.pb.gz Time_(10ns) is Time_ns in nanoseconds (x10) and Memory_(bytes) Memory_bytes.
+Costs are the file's integer counts, one column per event named in snake_case (Ir: ir_inc,
+Time_(10ns): time_10ns_inc), unit as the event says (valgrind: counts; Xdebug Time_(10ns):
+units of 10 ns, Memory_(bytes): bytes). In flame/ Time_(10ns) is time_ns in nanoseconds (x10;
+pprof's Time_ns) and Memory_(bytes) memory_bytes (pprof's Memory_bytes).
 
 How the file is read (valgrind's "Callgrind Format Specification", version 1):
 - Header lines "key: value" come first; "events:" names the cost columns, "positions:" the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,13 +24,6 @@ import (
 // Expected views, computed from the generator's model with fmt and sort,
 // independently of the renderers.
 
-func fmtFloat(f float64) string {
-	if a := math.Abs(f); f != 0 && (a < 1e-6 || a >= 1e21) {
-		return strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 func modelTotal(p *gen.Profile) uint64 {
 	var t uint64
 	for _, s := range p.Expected() {
@@ -46,8 +38,8 @@ func wantCSV(samples []gen.Sample, total uint64) string {
 	var cum uint64
 	for _, s := range samples {
 		cum += uint64(s.Count)
-		fmt.Fprintf(&b, "0x%012x,%d,%d,%s,%s,,,,,\n", s.Address, s.Offset, s.Count,
-			fmtFloat(float64(s.Count)*100/float64(total)), fmtFloat(float64(cum)*100/float64(total)))
+		fmt.Fprintf(&b, "0x%012x,%#x,%d,%.2f,%.2f,,,,,\n", s.Address, s.Offset, s.Count,
+			float64(s.Count)*100/float64(total), float64(cum)*100/float64(total))
 	}
 	return b.String()
 }
@@ -308,7 +300,7 @@ func TestDirectorySource(t *testing.T) {
 	for _, m := range imgs {
 		cum += m.total
 		w.Write([]string{m.rel, "19970328081403c0c18b", m.path, "cycles", "63488", "9805191724",
-			strconv.FormatUint(m.total, 10), fmtFloat(float64(m.total) * 100 / float64(grand)), fmtFloat(float64(cum) * 100 / float64(grand))})
+			strconv.FormatUint(m.total, 10), fmt.Sprintf("%.2f", float64(m.total)*100/float64(grand)), fmt.Sprintf("%.2f", float64(cum)*100/float64(grand))})
 	}
 	w.Write([]string{"9806010000/v1", "19970328081403c0c18b", "", "cycles", "63488", "9805191724", "", "", ""})
 	w.Flush()
@@ -380,7 +372,7 @@ func TestBadProfiles(t *testing.T) {
 			if err != nil || len(recs)-1 != c.rows {
 				t.Fatalf("samples.csv: %d rows (%v), want %d:\n%s", len(recs)-1, err, c.rows, csvText)
 			}
-			if recs[c.rows][4] != "100" {
+			if recs[c.rows][4] != "100.00" {
 				t.Errorf("last cum_pct %s, want 100 (pct of what was read)", recs[c.rows][4])
 			}
 			read(t, fsys, "p/top.csv")
@@ -408,7 +400,7 @@ func TestBadHeaderStillMounts(t *testing.T) {
 		!strings.Contains(errs, "missing required line 'cpuspeed'") {
 		t.Errorf("_errors.txt = %q", errs)
 	}
-	if got := read(t, fsys, "p/samples.csv"); got != "address,offset,count,pct,cum_pct,function,raw_name,file,line,inlined\n0x000000001000,0,1,100,100,,,,,\n" {
+	if got := read(t, fsys, "p/samples.csv"); got != "address,offset,count,pct,cum_pct,function,raw_name,file,line,inlined\n0x000000001000,0x0,1,100.00,100.00,,,,,\n" {
 		t.Errorf("samples.csv = %q", got)
 	}
 	if hdr := read(t, fsys, "p/header.txt"); !strings.Contains(hdr, "header_problem       dcpi: header at byte") {

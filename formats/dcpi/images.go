@@ -55,7 +55,7 @@ func imagesCSV(profiles []*profile) ([]byte, error) {
 		fields := []string{r.p.rel, first(h.Values("image")), first(h.Values("path")), first(h.Values("event")), first(h.Values("period")), first(h.Values("epoch"))}
 		if r.ok {
 			cum += r.samples
-			fields = append(fields, strconv.FormatUint(r.samples, 10), render.FormatFloat(pct(r.samples, grand)), render.FormatFloat(pct(cum, grand)))
+			fields = append(fields, strconv.FormatUint(r.samples, 10), render.FormatPct(pct(r.samples, grand)), render.FormatPct(pct(cum, grand)))
 		} else {
 			fields = append(fields, "", "", "")
 		}
@@ -123,11 +123,11 @@ Tree:
                         order
 
 Units: address is a 0x hex instruction address; offset = address - tstart in
-bytes; count is a number of samples; pct = 100 * count / total samples, where
-total samples is the footer's total_samples when the footer agrees with the
-chunks, else the sum of the counts that could be read. Rows with a zero count
-are left out. A profile whose chunks break a rule shows the samples before the
-bad chunk.
+bytes, 0x hex; count is a number of samples; pct = 100 * count / total samples
+with 2 decimals (cum_pct too), where total samples is the footer's total_samples
+when the footer agrees with the chunks, else the sum of the counts that could be
+read. Rows with a zero count are left out. A profile whose chunks break a rule
+shows the samples before the bad chunk.
 
 top.csv is sorted with bounded memory: one pass over the body counts the
 addresses of every count value, the values are split into bands of at most

@@ -17,10 +17,10 @@ import (
 // the source location of its address (symbols.Columns).
 var csvColumns = append([]render.Column{
 	{Name: "address", Kind: render.Hex, Digits: 12},
-	{Name: "offset", Kind: render.Uint},
+	{Name: "offset", Kind: render.Hex},
 	{Name: "count", Kind: render.Uint},
-	{Name: "pct", Kind: render.Float},
-	{Name: "cum_pct", Kind: render.Float},
+	{Name: "pct", Kind: render.Pct},
+	{Name: "cum_pct", Kind: render.Pct},
 }, symbols.Columns...)
 
 // countWidth is the width of dcpicat's count column; a wider count is

@@ -172,7 +172,7 @@ func scopeName(md *hpcdb.MetaDB, scope int) string {
 // propMetricId).
 func (m *model) buildMetaMetrics() {
 	md := m.meta
-	uniq := uniqueNames()
+	uniq := render.NewUniquer().Unique
 	// docs/vocabulary.md: a metric's inclusive column comes first, the
 	// exclusive one right after it, then the other scopes
 	order := func(cols []metricCol) {

@@ -518,8 +518,9 @@ func (m *model) frameName(f int32) []byte {
 	return m.nameBytes[l.off : l.off+l.len]
 }
 
-// columnName makes a snake_case column from a metric name:
-// "CPUTIME (sec):Sum (I)" -> "cputime_sec_sum_inc".
+// columnName makes a column from a metric name (render.Name), its
+// "(I)"/"(E)" suffix as _inc/_exc: "CPUTIME (sec):Sum (I)" ->
+// "cputime_sec_sum_inc".
 func columnName(name string) string {
 	suffix := ""
 	switch {
@@ -528,42 +529,12 @@ func columnName(name string) string {
 	case strings.HasSuffix(name, " (E)"):
 		name, suffix = strings.TrimSuffix(name, " (E)"), "_exc"
 	}
-	var b strings.Builder
-	us := false
-	for _, r := range strings.ToLower(name) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if us && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			us = false
-		} else {
-			us = true
-		}
-	}
-	s := b.String()
-	if s == "" {
-		s = "metric"
-	}
-	return s + suffix
-}
-
-// uniqueNames returns a function that gives each column name once: a
-// repeated name gets _2, _3, ...
-func uniqueNames() func(string) string {
-	used := map[string]int{}
-	return func(s string) string {
-		used[s]++
-		if used[s] > 1 {
-			return s + "_" + strconv.Itoa(used[s])
-		}
-		return s
-	}
+	return render.Name(name, "metric") + suffix
 }
 
 func (m *model) buildMetrics(d *db) {
 	x := m.x
-	uniq := uniqueNames()
+	uniq := render.NewUniquer().Unique
 	referenced := map[int]bool{}
 	for i := range x.Metrics {
 		mt := &x.Metrics[i]

@@ -135,7 +135,7 @@ func (d *db) taxColumns(m *model, ms []hpcdb.TaxMetric, rel, where string) []tax
 			children[tm.Parent] = append(children[tm.Parent], i)
 		}
 	}
-	uniq := uniqueNames()
+	uniq := render.NewUniquer().Unique
 	var cols []taxCol
 	var aggs []pending
 full:

@@ -4,37 +4,11 @@ import (
 	"io"
 	"path"
 	"strconv"
-	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 )
-
-// snakeCase makes a column name from a metric name.
-func snakeCase(s string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			under = false
-			b.WriteRune(r)
-		} else {
-			under = true
-		}
-	}
-	out := b.String()
-	if out == "" {
-		return "metric"
-	}
-	if out[0] >= '0' && out[0] <= '9' {
-		out = "m_" + out
-	}
-	return out
-}
 
 // cctColumns is the column layout of cct.csv shared by all epochs: the
 // union of the metric columns, in order of first appearance.
@@ -51,14 +25,10 @@ func (p *profile) columns(f *hpcrun.File) *cctColumns {
 	col := map[string]int{}
 	for _, e := range f.Epochs {
 		c.lush = c.lush || e.LogicalUnwind()
-		seen := map[string]int{}
+		uniq := render.NewUniquer()
 		var idx []int
 		for _, m := range e.Metrics {
-			name := snakeCase(m.Name)
-			seen[name]++
-			if k := seen[name]; k > 1 {
-				name += "_" + strconv.Itoa(k)
-			}
+			name := uniq.Unique(render.Name(m.Name, "metric"))
 			j, ok := col[name]
 			if !ok {
 				j = len(c.names)

@@ -76,9 +76,9 @@ func TestSpeedscopeImports(t *testing.T) {
 	chromium, speedscope := browserTools(t)
 	type view struct{ source, file string }
 	views := []view{
-		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/Ir.folded"},
+		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/ir.folded"},
 		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "profile.pb.gz"},
-		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/Time_ns.folded"},
+		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/time_ns.folded"},
 		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/flame/cputime_ns.folded"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"), "testmeas-small-000000-000-11ac0300-5560-0/profile.pb.gz"},
@@ -126,8 +126,8 @@ func TestSpeedscopeImports(t *testing.T) {
 func TestFlameGraphSVGRenders(t *testing.T) {
 	chromium, _ := browserTools(t)
 	views := []struct{ source, file string }{
-		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/Ir.svg"},
-		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/Time_ns.svg"},
+		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/ir.svg"},
+		{testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"), "flame/time_ns.svg"},
 		{testdata.Corpus(t, "hpctoolkit", "hpcrun-02.00-testvdso"), "testvdso-000000-000-007f0101-19750-0/flame/cputime_usec.svg"},
 		{testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"), "flame/cputime_ns_sum.svg"},
 	}

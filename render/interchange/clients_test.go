@@ -19,6 +19,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/hpcfs/hpcfs/formats"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 	"github.com/hpcfs/hpcfs/testdata"
 )
@@ -163,11 +164,11 @@ func profileCases(t *testing.T) []profileCase {
 func csvEvent(m string) (event string, factor float64) {
 	switch m {
 	case "Time_ns":
-		return "Time_(10ns)", 10
+		return "time_10ns", 10
 	case "Memory_bytes":
-		return "Memory_(bytes)", 1
+		return "memory_bytes", 1
 	}
-	return m, 1
+	return render.Name(m, "event"), 1
 }
 
 // unrecorded is what README.txt says calls carry of metric m beyond what
@@ -344,14 +345,14 @@ func TestProfileTotals(t *testing.T) {
 				if math.Abs(float64(totals[k])-want) > tol {
 					t.Errorf("%s: pprof total %d, CSV total %v", m, totals[k], want)
 				}
-				folded, err := fs.ReadFile(c.fsys, c.dir+"flame/"+m+".folded")
+				folded, err := fs.ReadFile(c.fsys, c.dir+"flame/"+render.Name(m, "metric")+".folded")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := foldedTotal(t, folded); got != positives[k] {
 					t.Errorf("%s.folded adds up to %d, pprof total of positive samples %d", m, got, positives[k])
 				}
-				svg, err := fs.ReadFile(c.fsys, c.dir+"flame/"+m+".svg")
+				svg, err := fs.ReadFile(c.fsys, c.dir+"flame/"+render.Name(m, "metric")+".svg")
 				if err != nil || !bytes.Contains(svg, []byte(`data-total="`+strconv.FormatInt(totals[k], 10)+`"`)) {
 					t.Errorf("%s.svg: %v, total not %d", m, err, totals[k])
 				}

@@ -259,12 +259,8 @@ func (d *diff) flameEntries() []vfs.Entry {
 	if d.load() != nil {
 		return nil
 	}
-	names := make([]string, len(d.metrics))
-	for i, m := range d.metrics {
-		names[i] = m.Name
-	}
 	var out []vfs.Entry
-	for k, name := range vfs.UniqueNames(names) {
+	for k, name := range flameNames(d.metrics) {
 		out = append(out,
 			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.folded(k), nil }, nil))},
 			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) { return d.svg(k), nil }), nil))})

@@ -95,19 +95,25 @@ func (p *Profile) flameEntries() []vfs.Entry {
 	if err != nil {
 		return nil
 	}
-	names := make([]string, len(t.Metrics))
-	for i, m := range t.Metrics {
-		names[i] = m.Name
-	}
-	names = vfs.UniqueNames(names)
 	var out []vfs.Entry
-	for i, name := range names {
+	for i, name := range flameNames(t.Metrics) {
 		m := i
 		out = append(out,
 			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{p: p, m: m}, nil))},
 			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) {
 				return svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")"), nil
 			}), nil))})
+	}
+	return out
+}
+
+// flameNames are the file names of the metrics' flame graphs (without
+// extension): snake_case (render.Name), each once.
+func flameNames(metrics []Metric) []string {
+	u := render.NewUniquer()
+	out := make([]string, len(metrics))
+	for i, m := range metrics {
+		out[i] = u.Unique(render.Name(m.Name, "metric"))
 	}
 	return out
 }
