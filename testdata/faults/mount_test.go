@@ -208,9 +208,9 @@ type mountTally struct {
 // own server process, and damaged copies of the on-disk index of the
 // undamaged input. Each run must not panic, hang or pass the memory
 // ceiling (runs over the 64 MB budget are counted); a view that fails
-// must be explained in _errors.txt; a damaged
-// index must never change a view unless _errors.txt names it. It prints per format the runs, panics,
-// timeouts, peak RSS and the share that changed views silently.
+// must be explained in _errors.txt; a damaged index must never change a
+// view unless _errors.txt names it. It prints per format the runs,
+// panics, timeouts, peak RSS and the share that changed views silently.
 func TestFaultsMounted(t *testing.T) {
 	fsnodetest.Require(t)
 	sources := generated(t, t.TempDir())
