@@ -7,6 +7,13 @@
 # iterates the events with the reference reader against cat of every
 # location's events.csv, the first byte of views once sized, and the
 # server's peak RSS. Needs otf2-tools and libopen-trace-format2-dev.
+#
+# Measured 2026-11-27 on the shared 2-vCPU machine (load average ~25), the
+# defaults (16 x 1M events, 16,142,228 events, 2.08 GB of text):
+#   otf2-print > /dev/null 49.2 s; fresh mount, stat + cat events.txt 29.3 s
+#   (1.7x faster; the goal is 3x); C iterate 3.9 s, cat of every events.csv
+#   22.6 s (the goal is parity); first byte mid-view once sized 8-9 ms;
+#   peak RSS 70 MB (the goal is 64).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
