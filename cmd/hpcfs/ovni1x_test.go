@@ -35,7 +35,7 @@ func TestOvni1xMounted(t *testing.T) {
 		t.Fatalf("mounted events.txt differs from ovnidump-x.txt: %v", err)
 	}
 	ls, err := exec.Command("ls", filepath.Join(mnt, "loom.nodeB/proc.8893/thread.8893")).Output()
-	if err != nil || string(ls) != "events.csv\nevents.txt\nheader.txt\nstream.json\n" {
+	if err != nil || string(ls) != "events.csv\nevents.parquet\nevents.txt\nheader.txt\nstream.json\n" {
 		t.Fatalf("ls of a thread directory: %q %v", ls, err)
 	}
 	grep, _ := exec.Command("grep", "-c", "  OHx  ", filepath.Join(mnt, "events.txt")).Output()
