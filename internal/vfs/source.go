@@ -180,6 +180,9 @@ func mirror(dir string) *Dir {
 // maxName bounds names made from data; Linux allows 255 bytes.
 const maxName = 200
 
+// maxExt bounds the extension SafeName keeps when it cuts a long name.
+const maxExt = 16
+
 // SafeName turns a name that comes from data into a file name: no '/', no
 // NUL, not "." or "..", not empty, at most 200 bytes of valid UTF-8.
 func SafeName(s string) string {
@@ -191,11 +194,17 @@ func SafeName(s string) string {
 		return r
 	}, s)
 	if len(s) > maxName {
-		cut := maxName
+		// Cut the stem, not a short extension (".json", ".pftrace"),
+		// which tells clients the file's type.
+		ext := filepath.Ext(s)
+		if len(ext) > maxExt || len(ext) == len(s) {
+			ext = ""
+		}
+		cut := maxName - len(ext)
 		for cut > 0 && !utf8RuneStart(s[cut]) {
 			cut--
 		}
-		s = s[:cut]
+		s = s[:cut] + ext
 	}
 	switch s {
 	case "", ".", "..":
