@@ -134,6 +134,7 @@ func Open(path string) (*vfs.Source, error) {
 		{"messages.csv", t.messagesCSV}, {"collectives.csv", t.collectivesCSV}} {
 		root.AddFile(v.name, render.Bytes(v.fn, src.Errors.Reporter(v.name)))
 	}
+	root.AddFile("comm-matrix.csv", t.commMatrixTable().CSV())
 	locDir := root.AddDir("locations")
 	locNames := make([]string, len(ar.Locations))
 	for i, l := range ar.Locations {
@@ -191,6 +192,9 @@ Files
                    kind (message, unmatched_send, unmatched_recv),communicator,sender,
                    receiver (ranks),sender_location,receiver_location,tag,bytes,
                    send_time_ns,recv_time_ns
+  comm-matrix.csv  the communication matrix: per communicator, sender and receiver rank,
+                   the matched messages of messages.csv and their bytes:
+                   communicator,sender,receiver,messages,bytes
   collectives.csv  every MPI collective of every location: location,operation,communicator,
                    root,sent_bytes,received_bytes,time_ns (its begin),duration_ns
   metrics.csv      every METRIC value, one row per member, location after location:
