@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
@@ -21,7 +22,7 @@ func writeList(b *strings.Builder, key string, v []int64) {
 // file does not have).
 func writeField(b *strings.Builder, key, v string) {
 	if v != "" {
-		fmt.Fprintf(b, "%s: %s\n", key, v)
+		fmt.Fprintf(b, "%s: %s\n", key, render.EscapeName(v))
 	}
 }
 
@@ -47,13 +48,13 @@ func (p *profile) headerText() []byte {
 		if long == "" {
 			long = knownLongName(e)
 		}
-		fmt.Fprintf(&b, "event: %s : %s\n", e, long)
+		fmt.Fprintf(&b, "event: %s : %s\n", render.EscapeName(e), render.EscapeName(long))
 	}
 	for _, d := range h.Derived {
 		writeField(&b, "event", d)
 	}
 	for _, o := range h.Other {
-		b.WriteString(o + "\n")
+		b.WriteString(render.EscapeName(o) + "\n")
 	}
 	if h.Summary != nil {
 		writeList(&b, "summary", h.Summary)
@@ -143,7 +144,7 @@ func (p *profile) readme(path string) string {
 	if p.f.Gzip {
 		kind += " (gzip-compressed)"
 	}
-	fmt.Fprintf(&b, "hpcfs mount of %s\n\n%s, creator %q, events %s, positions %s.\n\n", path, kind, h.Creator, strings.Join(h.Events, " "), strings.Join(h.Positions, " "))
+	fmt.Fprintf(&b, "hpcfs mount of %s\n\n%s, creator %q, events %s, positions %s.\n\n", path, kind, h.Creator, render.EscapeName(strings.Join(h.Events, " ")), render.EscapeName(strings.Join(h.Positions, " ")))
 	b.WriteString(`header.txt      the header lines (version, creator, cmd, pid, thread, part, desc, positions,
                 events with their long names, summary, totals) and what hpcfs counted
 functions.csv   function_id,function,file,module,call_count, then <event>_inc (inclusive) and

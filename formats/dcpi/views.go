@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hpcfs/hpcfs/decode/dcpi"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // key formats the key column of dcpicat's header block: 21 columns, and
@@ -31,7 +32,14 @@ func epochUTC(s string) string {
 // footer check.
 func (p *profile) headerText() ([]byte, error) {
 	h := p.hdr
-	b := bytes.NewBuffer(bytes.Clone(h.Raw))
+	b := new(bytes.Buffer)
+	for _, l := range bytes.SplitAfter(h.Raw, []byte("\n")) {
+		line, nl := bytes.CutSuffix(l, []byte("\n"))
+		b.WriteString(render.EscapeName(string(line)))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
 	b.WriteString("\n== decoded header ==\n")
 	for _, l := range h.Lines {
 		v := l.Value
@@ -57,7 +65,7 @@ func (p *profile) headerText() ([]byte, error) {
 		if k == "" {
 			k = "(no key)"
 		}
-		fmt.Fprintf(b, key+"%s%s\n", k, v, kindNote(l.Kind))
+		fmt.Fprintf(b, key+"%s%s\n", render.EscapeName(k), render.EscapeName(v), kindNote(l.Kind))
 	}
 	align := "not a multiple of 4"
 	if h.Size()%4 == 0 {
@@ -125,21 +133,21 @@ func (p *profile) profileName() string {
 func (p *profile) dcpicatHeader(total uint64) []byte {
 	h := p.hdr
 	var b bytes.Buffer
-	fmt.Fprintf(&b, key+"%s\n", "name", p.profileName())
+	fmt.Fprintf(&b, key+"%s\n", "name", render.EscapeName(p.profileName()))
 	if h.Image != "" {
-		fmt.Fprintf(&b, key+"%s\n", "image", h.Image)
+		fmt.Fprintf(&b, key+"%s\n", "image", render.EscapeName(h.Image))
 	}
 	for _, v := range h.Values("path") {
-		fmt.Fprintf(&b, key+"%s\n", "path", v)
+		fmt.Fprintf(&b, key+"%s\n", "path", render.EscapeName(v))
 	}
 	if h.Epoch != "" {
-		fmt.Fprintf(&b, key+"%s\n", "epoch", h.Epoch)
+		fmt.Fprintf(&b, key+"%s\n", "epoch", render.EscapeName(h.Epoch))
 	}
 	if h.Platform != "" {
-		fmt.Fprintf(&b, key+"%s\n", "platform", h.Platform)
+		fmt.Fprintf(&b, key+"%s\n", "platform", render.EscapeName(h.Platform))
 	}
 	fmt.Fprintf(&b, key+"0x%012x\n", "text_start", h.Tstart)
 	fmt.Fprintf(&b, key+"0x%012x\n", "text_size", h.Tsize)
-	fmt.Fprintf(&b, key+"%d %s:%d:10000\n", "event", total, h.Event, h.Period)
+	fmt.Fprintf(&b, key+"%d %s:%d:10000\n", "event", total, render.EscapeName(h.Event), h.Period)
 	return b.Bytes()
 }

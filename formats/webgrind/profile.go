@@ -274,7 +274,7 @@ func (p *profile) units() string {
 	case first == "Ir":
 		return "costs are valgrind's Ir: instructions executed"
 	}
-	return "costs are the first event, " + first
+	return "costs are the first event, " + render.EscapeName(first)
 }
 
 func (p *profile) headerText() []byte {
@@ -283,12 +283,12 @@ func (p *profile) headerText() []byte {
 		p.f.Version, p.f.StoredCount, p.f.HeaderAddr, p.f.Size())
 	b.WriteString("\n# header lines as stored\n")
 	for _, l := range p.f.HeaderLines {
-		b.WriteString(l + "\n")
+		b.WriteString(render.EscapeName(l) + "\n")
 	}
 	fmt.Fprintf(&b, "\n# as webgrind reads them (summary lines summed, runs counted)\nruns: %d\nsummary: %s\n",
 		p.hdr.Runs, render.FormatFloat(p.hdr.Summary))
 	for _, k := range p.hdr.Keys {
-		fmt.Fprintf(&b, "%s: %s\n", k, p.hdr.Get(k))
+		fmt.Fprintf(&b, "%s: %s\n", render.EscapeName(k), render.EscapeName(p.hdr.Get(k)))
 	}
 	fmt.Fprintf(&b, "units: %s\n", p.units())
 	return []byte(b.String())

@@ -75,9 +75,9 @@ func (p *profile) functionsTXT(state any) (render.Cursor, error) {
 		dst = append(dst, ' ')
 		dst = appendRight(dst, 12, strconv.AppendUint(num[:0], fn.Invocations, 10))
 		dst = append(dst, "  "...)
-		dst = append(dst, fn.Name...)
+		dst = render.AppendName(dst, fn.Name)
 		dst = append(dst, "  "...)
-		dst = append(dst, fn.File...)
+		dst = render.AppendName(dst, fn.File)
 		if p.f.Version.HasLine() {
 			dst = append(dst, ':')
 			dst = strconv.AppendUint(dst, uint64(fn.Line), 10)
