@@ -357,7 +357,7 @@ func (d *db) taxonomyCSV() ([]byte, error) {
 
 // metaHeaderText appends every section of meta.db to b.
 func (d *db) metaHeaderText(b []byte) []byte {
-	kv := func(k string, v any) { b = fmt.Appendf(b, "%s: %v\n", k, v) }
+	kv := func(k string, v any) { b = appendKV(b, k, v) }
 	m := d.model.get()
 	md := m.meta
 	b = append(b, "[meta.db]\n"...)
@@ -370,7 +370,12 @@ func (d *db) metaHeaderText(b []byte) []byte {
 	kv("footer", md.Footer().String())
 	b = append(b, "\n[meta.db general]\n"...)
 	kv("title", md.Title)
-	kv("description", strings.ReplaceAll(strings.TrimSpace(md.Description), "\n", "\n  "))
+	// a description's lines each escaped, continued indented
+	desc := strings.Split(strings.TrimSpace(md.Description), "\n")
+	for i := range desc {
+		desc[i] = render.EscapeName(desc[i])
+	}
+	b = fmt.Appendf(b, "description: %s\n", strings.Join(desc, "\n  "))
 	b = append(b, "\n[meta.db id_names]\n"...)
 	for k, n := range md.IDNames {
 		kv("kind_"+strconv.Itoa(k), n)

@@ -315,7 +315,9 @@ func (m *model) buildTree() {
 		}
 		f := int32(len(m.frameCtx))
 		m.frame[c] = f
-		name := m.procNames[m.proc[c]]
+		// frame paths and trace views hold the name escaped (a newline
+		// in it would split a line of traces/NAME.txt)
+		name := render.EscapeName(m.procNames[m.proc[c]])
 		pf := m.frame[pctx]
 		link, ok := nameIdx[m.proc[c]]
 		if !ok {
@@ -324,7 +326,7 @@ func (m *model) buildTree() {
 			m.nameBytes = append(m.nameBytes, name...)
 		}
 		link.up = pf
-		esc := render.EscapeCSV(name) // the path is written escaped
+		esc := name
 		l, q := int32(len(esc)), int32(strings.Count(esc, `"`))
 		need := strings.ContainsAny(esc, ",\"\r\n")
 		depth := int32(1)

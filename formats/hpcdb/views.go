@@ -109,9 +109,18 @@ metric values in the metric's own units (see metrics.csv).
 	return []byte(b.String()), nil
 }
 
+// appendKV appends a "key: value" line of header.txt; string values come
+// from the data and go through render.EscapeName.
+func appendKV(b []byte, k string, v any) []byte {
+	if s, ok := v.(string); ok {
+		v = render.EscapeName(s)
+	}
+	return fmt.Appendf(b, "%s: %v\n", render.EscapeName(k), v)
+}
+
 func (d *db) headerText() ([]byte, error) {
 	var b []byte
-	kv := func(k string, v any) { b = fmt.Appendf(b, "%s: %v\n", k, v) }
+	kv := func(k string, v any) { b = appendKV(b, k, v) }
 	m := d.model.get()
 	x := m.x
 	magic := func(old, format string) string {
@@ -503,7 +512,7 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64, total float64) 
 		dst = append(dst, "  "...)
 	}
 	name := m.ctxName(ctx)
-	dst = append(dst, name...)
+	dst = render.AppendName(dst, name)
 	if m.kind(ctx) != hpcdb.NodePF {
 		return append(dst, '\n')
 	}
@@ -511,14 +520,14 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64, total float64) 
 	// symbols for by their module ("<unknown procedure> 0x246c7 [libpsm2.so]")
 	if mod := m.ctxModule(ctx); mod != "" && !strings.Contains(name, "["+path.Base(mod)+"]") {
 		dst = append(dst, " ["...)
-		dst = append(dst, mod...)
+		dst = render.AppendName(dst, mod)
 		dst = append(dst, ']')
 	}
 	// a file HPCToolkit names by the module ("<unknown file> [libm.so]",
 	// "[libm.so]") tells nothing more
 	if file, line := m.ctxFile(ctx); file != "" && !strings.HasPrefix(file, "<unknown file>") && !strings.HasPrefix(file, "[") {
 		dst = append(dst, ' ')
-		dst = append(dst, file...)
+		dst = render.AppendName(dst, file)
 		dst = append(dst, ':')
 		dst = strconv.AppendInt(dst, line, 10)
 	}

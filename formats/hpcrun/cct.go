@@ -394,7 +394,7 @@ func appendLocation(dst []byte, e *hpcrun.Epoch, lmID uint16, ip uint64) []byte 
 		dst = append(dst, "lm"...)
 		dst = strconv.AppendUint(dst, uint64(lmID), 10)
 	default:
-		dst = append(dst, path.Base(lm.Name)...)
+		dst = render.AppendName(dst, path.Base(lm.Name))
 	}
 	dst = append(dst, "+0x"...)
 	return strconv.AppendUint(dst, ip, 16)

@@ -91,7 +91,7 @@ func (c *proftt) Next(dst []byte) ([]byte, error) {
 
 func appendNV(dst []byte, nv []hpcrun.NVPair) []byte {
 	for _, p := range nv {
-		dst = fmt.Appendf(dst, "  [nv-pair: '%s', '%s']\n", p.Name, p.Value)
+		dst = fmt.Appendf(dst, "  [nv-pair: '%s', '%s']\n", render.EscapeName(p.Name), render.EscapeName(p.Value))
 	}
 	return dst
 }
@@ -106,7 +106,7 @@ func appendEpochHeader(dst []byte, e *hpcrun.Epoch) []byte {
 	for i := range e.Metrics {
 		m := &e.Metrics[i]
 		dst = fmt.Appendf(dst, "  [(nm: %s) (desc: %s) ((ty: %d) (val-ty: %d) (val-fmt: %d) (partner: %d) (show: %d) (showPercent: %s)) (period: %d) (formula: %s) (format: %s)",
-			m.Name, m.Description, m.Type, m.ValType, m.ValFmt, m.Partner, m.Show, boolDigit(m.ShowPercent), m.Period, m.Formula, m.FormatStr)
+			render.EscapeName(m.Name), render.EscapeName(m.Description), m.Type, m.ValType, m.ValFmt, m.Partner, m.Show, boolDigit(m.ShowPercent), m.Period, render.EscapeName(m.Formula), render.EscapeName(m.FormatStr))
 		if m.HasAux {
 			// %d of a 64-bit argument prints its low 32 bits as an int.
 			dst = fmt.Appendf(dst, "\n    (frequency: %d) (multiplexed: %d) (period-mean: %s) (num-samples: %d)",
@@ -116,7 +116,7 @@ func appendEpochHeader(dst []byte, e *hpcrun.Epoch) []byte {
 	}
 	dst = fmt.Appendf(dst, "]\n[loadmap: (num-entries: %d)\n", len(e.LoadModules))
 	for _, lm := range e.LoadModules {
-		dst = fmt.Appendf(dst, "  [(id: %d) (nm: %s) (flg: 0x%x)]\n", lm.ID, lm.Name, lm.Flags)
+		dst = fmt.Appendf(dst, "  [(id: %d) (nm: %s) (flg: 0x%x)]\n", lm.ID, render.EscapeName(lm.Name), lm.Flags)
 	}
 	return fmt.Appendf(dst, "]\n[cct: (num-nodes: %d)\n", e.Announced)
 }

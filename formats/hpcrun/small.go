@@ -137,12 +137,6 @@ func (m *mount) profilesCSV() ([]byte, error) {
 	return b, nil
 }
 
-// esc keeps a stored string on one header.txt line: backslashes and
-// newlines are written as \\ and \n.
-func esc(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\\", "\\\\"), "\n", "\\n")
-}
-
 func (p *profile) headerText() ([]byte, error) {
 	f, err := p.open()
 	if err != nil {
@@ -150,9 +144,9 @@ func (p *profile) headerText() ([]byte, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "file: %s\nmagic: %s\nversion: %s\nendian: %s\nlayout: %s\nnum_epochs: %d\n",
-		esc(p.file), hpcrun.ProfileMagic, esc(f.Version), esc(string(f.Endian)), f.Layout, len(f.Epochs))
+		render.EscapeName(p.file), hpcrun.ProfileMagic, render.EscapeName(f.Version), render.EscapeName(string(f.Endian)), f.Layout, len(f.Epochs))
 	for _, nv := range f.NV {
-		fmt.Fprintf(&b, "%s: %s\n", nv.Name, esc(nv.Value))
+		fmt.Fprintf(&b, "%s: %s\n", render.EscapeName(nv.Name), render.EscapeName(nv.Value))
 	}
 	if f.Sparse != nil {
 		sparseHeader(&b, f)
@@ -163,7 +157,7 @@ func (p *profile) headerText() ([]byte, error) {
 		fmt.Fprintf(&b, "\nepoch %d offset: %d\nepoch %d flags: %#x\nepoch %d logical_unwinding: %t\n", i, e.Off, i, e.Flags, i, e.LogicalUnwind())
 		fmt.Fprintf(&b, "epoch %d measurement-granularity: %d\nepoch %d ra-to-callsite-offset: %d\n", i, e.Granularity, i, e.RAOffset)
 		for _, nv := range e.NV {
-			fmt.Fprintf(&b, "epoch %d %s: %s\n", i, nv.Name, esc(nv.Value))
+			fmt.Fprintf(&b, "epoch %d %s: %s\n", i, render.EscapeName(nv.Name), render.EscapeName(nv.Value))
 		}
 		fmt.Fprintf(&b, "epoch %d num_metrics: %d\nepoch %d num_load_modules: %d\n", i, len(e.Metrics), i, len(e.LoadModules))
 		fmt.Fprintf(&b, "epoch %d num_cct_nodes: %d\nepoch %d node_size: %d\n", i, e.Announced, i, e.NodeSize)
@@ -218,21 +212,21 @@ func sparseHeader(b *strings.Builder, f *hpcrun.File) {
 	s, e := f.Sparse, f.Epochs[0]
 	b.WriteString("\n")
 	for _, sec := range s.Sections {
-		fmt.Fprintf(b, "section %s: %d-%d\n", sec.Name, sec.Start, sec.End)
+		fmt.Fprintf(b, "section %s: %d-%d\n", render.EscapeName(sec.Name), sec.Start, sec.End)
 	}
 	b.WriteString("\nid_tuple: ")
 	for i, el := range s.IDTuple {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(b, "%s(%d): %d %d", esc(s.KindName(el.Kind)), el.Interp, el.Physical, el.Logical)
+		fmt.Fprintf(b, "%s(%d): %d %d", render.EscapeName(s.KindName(el.Kind)), el.Interp, el.Physical, el.Logical)
 	}
 	b.WriteString("\nid_tuple_dictionary: ")
 	for i, d := range s.Dictionary {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		fmt.Fprintf(b, "%d=%s", d.Kind, esc(d.Name))
+		fmt.Fprintf(b, "%d=%s", d.Kind, render.EscapeName(d.Name))
 	}
 	fmt.Fprintf(b, "\nnum_metrics: %d\nnum_load_modules: %d\nnum_cct_nodes: %d\n", len(e.Metrics), len(e.LoadModules), e.Announced)
 	fmt.Fprintf(b, "num_nonzero_values: %d\nnum_nonzero_cct_nodes: %d\n", s.NumValues, s.NumNonZero)

@@ -44,10 +44,10 @@ func AppendCSV(dst []byte, fs []Frame) []byte {
 
 // AppendFrame appends "function (file:line)", or the parts known.
 func AppendFrame(dst []byte, f Frame) []byte {
-	dst = append(dst, f.Function...)
+	dst = render.AppendName(dst, f.Function)
 	if f.File != "" {
 		dst = append(dst, " ("...)
-		dst = append(dst, f.File...)
+		dst = render.AppendName(dst, f.File)
 		if f.Line > 0 {
 			dst = append(dst, ':')
 			dst = strconv.AppendInt(dst, int64(f.Line), 10)
