@@ -399,3 +399,32 @@ func TestDirectoryRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesEscaped: names and header values holding a CR, a NUL, a byte
+// that is not UTF-8 and an escape character (a callgrind line cannot
+// hold a newline), and a 400-byte function name, reach no view raw
+// (issue 27): header.txt writes them as \xNN on their own lines, every
+// CSV parses, and the long name's views keep their extension.
+func TestNamesEscaped(t *testing.T) {
+	bad := strings.ReplaceAll(testdata.BadName, "\n", "")
+	long := strings.Repeat("L", 400)
+	path := filepath.Join(t.TempDir(), "callgrind.out.bad")
+	body := "# callgrind format\nversion: 1\ncreator: " + bad + "\nevents: Ir\nfl=(1) " + bad + ".c\nfn=(1) " + bad +
+		"\n1 10\ncfn=(2) " + long + "\ncalls=1 2\n2 5\nfn=(2)\n3 5\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := openFS(t, path)
+	views := testdata.CheckTextViews(t, fsys)
+	if h := string(views["header.txt"]); !strings.Contains(h, `creator: badna\x0dme\x00x\xff\x1b`+"\n") {
+		t.Errorf("header.txt does not escape the creator:\n%s", h)
+	}
+	rows := testdata.ReadCSV(t, views["functions.csv"])
+	if len(rows) != 3 || rows[1][1] != `badna\x0dme\x00x\xff\x1b` || rows[2][1] != long {
+		t.Errorf("functions.csv names: %q", rows)
+	}
+	names, err := fs.Glob(fsys, "callers/L*")
+	if err != nil || len(names) != 1 || !strings.HasSuffix(names[0], ".csv") || len(names[0]) > len("callers/")+210 {
+		t.Errorf("callers/ of the long name: %q, %v", names, err)
+	}
+}
