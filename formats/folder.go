@@ -131,7 +131,7 @@ func (sc *folderScan) scan(rel string, depth int) bool {
 				continue
 			}
 		}
-		if f, ok := detectQuiet(p); ok {
+		if f, ok := detectQuiet(p); ok && !mixedFolder(p, f) {
 			inputs := vfs.NewInputs(p)
 			s, err := f.Open(p)
 			if err != nil {
@@ -178,6 +178,29 @@ func allGeneric(es []skippedEntry) bool {
 		}
 	}
 	return true
+}
+
+// mixedFolder reports whether path is a folder that format f reads as one
+// source but that also holds a file another format reads (a .webgrind
+// cache beside the raw callgrind files it was made from): such a folder
+// is scanned as a folder, so that neither source hides the other.
+func mixedFolder(path string, f vfs.Format) bool {
+	des, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for i, de := range des {
+		if i == maxFolderEntries {
+			break
+		}
+		if !de.Type().IsRegular() {
+			continue
+		}
+		if g, ok := detectQuiet(filepath.Join(path, de.Name())); ok && g.Name != f.Name {
+			return true
+		}
+	}
+	return false
 }
 
 func detectQuiet(path string) (vfs.Format, bool) {

@@ -113,10 +113,14 @@ func Supported() string {
 }
 
 // Open detects and opens the source at path. A directory that is no
-// source itself but holds sources (a results folder, subfolders included)
+// source itself but holds sources (a results folder, subfolders included),
+// or that a format reads but that also holds a source of another format,
 // opens with each source at its relative path.
 func Open(path string) (*vfs.Source, error) {
 	f, summary, err := Detect(path)
+	if err == nil && mixedFolder(path, f) {
+		err = ErrUnknown // scanned as a folder below
+	}
 	if err == nil {
 		inputs := vfs.NewInputs(path)
 		src, err := f.Open(path)

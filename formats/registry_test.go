@@ -11,7 +11,9 @@ import (
 
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
+	cggen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	wggen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 )
 
 func TestDetectByContent(t *testing.T) {
@@ -176,6 +178,62 @@ func TestFolderOfSources(t *testing.T) {
 	for _, p := range []string{"run1/events.txt", "run2/streams.csv", "README.txt", "_errors.txt"} {
 		if src.Root.Walk(p) == nil {
 			t.Errorf("%s missing from the folder mount", p)
+		}
+	}
+}
+
+// TestFolderHidesNoSource: a folder that one format reads as a whole (raw
+// callgrind files) but that also holds a source of another format (the
+// .webgrind cache made from them) is scanned as a folder, mounted directly
+// or inside a larger folder: both sources appear, the rest is listed.
+func TestFolderHidesNoSource(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "run")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "callgrind.out.1234"), cggen.Bytes(cggen.Config{Seed: 3}), 0o644)
+	f, err := os.Create(filepath.Join(dir, "callgrind.out.1234.webgrind"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wggen.Random(5, 20, 4).Write(f, 7); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	for _, tc := range []struct{ path, prefix string }{{dir, ""}, {top, "run/"}} {
+		src, err := Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"callgrind.out.1234/functions.csv", "callgrind.out.1234.webgrind/functions.csv"} {
+			if src.Root.Walk(tc.prefix+p) == nil {
+				t.Errorf("Open(%s): %s missing", tc.path, tc.prefix+p)
+			}
+		}
+		readme := readAll(t, src, "README.txt")
+		for _, want := range []string{"A folder of 2 sources", "  " + tc.prefix + "notes.txt  not a source hpcfs reads\n"} {
+			if !strings.Contains(readme, want) {
+				t.Errorf("Open(%s): README.txt lacks %q:\n%s", tc.path, want, readme)
+			}
+		}
+		src.Close()
+	}
+}
+
+// TestCorpusWebgrindFolderHidesNothing: the webgrind corpus folder holds,
+// per case, the raw profile and webgrind's cache of it; both are mounted.
+func TestCorpusWebgrindFolderHidesNothing(t *testing.T) {
+	dir := testdata.Corpus(t, "webgrind")
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for _, c := range []string{"valgrind-calls-v7", "xdebug-app-v7", "xdebug2-app-v6"} {
+		for _, p := range []string{"/callgrind.out/functions.csv", "/callgrind.out.webgrind/functions.csv"} {
+			if src.Root.Walk(c+p) == nil {
+				t.Errorf("%s missing from the folder mount", c+p)
+			}
 		}
 	}
 }
