@@ -70,6 +70,7 @@ type File struct {
 	// Problems found in the header.
 	Problems decode.Problems
 	closer   io.Closer
+	start    int64 // stream offset where the profile starts
 	end      int64 // stream offset where the profile ends (a section of the file), -1: at the end
 }
 
@@ -253,7 +254,7 @@ func (f *File) Section(s Section) (*File, error) { return NewSection(f.r, f.size
 // of r (size bytes; end -1 for the end of the stream): one section of an
 // append-mode file (Sections).
 func NewSection(r io.ReaderAt, size int64, start, end int64) (*File, error) {
-	f := &File{r: r, size: size, end: end}
+	f := &File{r: r, size: size, start: start, end: end}
 	var magic [2]byte
 	if n, _ := r.ReadAt(magic[:], 0); n == 2 {
 		f.Gzip = IsGzip(magic[:])
