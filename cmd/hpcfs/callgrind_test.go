@@ -57,6 +57,9 @@ func TestCallgrindThroughMountAndCat(t *testing.T) {
 			if n, _ := os.ReadDir(filepath.Join(mnt, "functions")); len(n) != len(rows)-1 {
 				t.Errorf("functions/ has %d entries for %d rows", len(n), len(rows)-1)
 			}
+			if !strings.HasSuffix(c.name, ".gz") {
+				checkAnnotateMounted(t, mnt, src)
+			}
 			hdr, _ := os.ReadFile(filepath.Join(mnt, "header.txt"))
 			if !strings.Contains(string(hdr), "events: ") || strings.Contains(string(hdr), "totals_check: differs") {
 				t.Errorf("header.txt:\n%s", hdr)
@@ -103,4 +106,46 @@ func TestCallgrindLibreOffice(t *testing.T) {
 	src := filepath.Join(testdata.Corpus(t, "callgrind", "xdebug-3.2.0-generated"), "cachegrind.out.12174")
 	mnt := mountCLI(t, src)
 	lotest.Check(t, []string{filepath.Join(mnt, "functions.csv"), filepath.Join(mnt, "calls.csv")})
+}
+
+// checkAnnotateMounted compares the mounted annotate.txt and
+// annotate-inclusive.txt with valgrind's callgrind_annotate on src (run
+// from an empty directory: no file name prefix stripped) bar the
+// "Profile data file" line, and their sizes with what reading gives.
+func checkAnnotateMounted(t *testing.T, mnt, src string) {
+	t.Helper()
+	if _, err := exec.LookPath("callgrind_annotate"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("callgrind_annotate missing in CI (.ci/setup installs valgrind)")
+		}
+		t.Skip("callgrind_annotate not installed (apt-get install valgrind)")
+	}
+	dropSecond := func(b []byte) string {
+		lines := strings.SplitAfter(string(b), "\n")
+		if len(lines) < 2 {
+			return string(b)
+		}
+		return lines[0] + strings.Join(lines[2:], "")
+	}
+	for view, args := range map[string][]string{
+		"annotate.txt":           {"--auto=no", src},
+		"annotate-inclusive.txt": {"--inclusive=yes", "--auto=no", src},
+	} {
+		cmd := exec.Command("callgrind_annotate", args...)
+		cmd.Dir = t.TempDir()
+		want, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("callgrind_annotate %v: %v", args, err)
+		}
+		got, err := os.ReadFile(filepath.Join(mnt, view))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(filepath.Join(mnt, view)); err != nil || fi.Size() != int64(len(got)) {
+			t.Errorf("%s: stat size differs from the %d bytes read (%v)", view, len(got), err)
+		}
+		if dropSecond(got) != dropSecond(want) {
+			t.Errorf("mounted %s differs from callgrind_annotate %v:\n%s\n---\n%s", view, args, got, want)
+		}
+	}
 }

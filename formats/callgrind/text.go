@@ -155,6 +155,10 @@ calls.csv       caller_id,caller,caller_file,callee_id,callee,callee_file,line,[
                 caller's file)
 functions/<nr>-<name>/callers.csv  the calls to one function, by inclusive cost (first event)
 functions/<nr>-<name>/callees.csv  the calls one function makes
+annotate.txt    the function summary of valgrind 3.19's "callgrind_annotate --auto=no" for the
+                file, byte for byte: functions by cost (every event in turn, then the name),
+                with percentages, until 99 % of the first event is covered
+annotate-inclusive.txt  the same with --inclusive=yes: costs include the calls made
 lines.csv       file,line,[instr,]function,module,<event>...: one row per self cost line, in file
                 order (sum them per file and line with awk for an annotated listing)
 _errors.txt     problems found so far (line and byte offset)
