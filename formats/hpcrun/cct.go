@@ -327,7 +327,7 @@ func (c *cctTxt) Next(dst []byte) ([]byte, error) {
 		dst = strconv.AppendInt(dst, int64(c.pos.epoch), 10)
 		if ea.m > 0 {
 			dst = append(dst, ", metric "...)
-			dst = append(dst, e.Metrics[0].Name...)
+			dst = render.AppendName(dst, e.Metrics[0].Name)
 		} else {
 			dst = append(dst, ", no metrics"...)
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -440,4 +441,42 @@ func TestMounted(t *testing.T) {
 	}
 	// fstest.TestFS reads every file many times in small pieces, which takes
 	// long over FUSE for these views: the sample mount above covers it.
+}
+
+// TestNamesEscaped: a load module, a metric and header values named with
+// a newline, a CR, a NUL, a byte that is not UTF-8 and an escape
+// character, and a 400-byte module name, reach no view raw (issue 27):
+// every text view stays UTF-8 without control bytes, with as many lines
+// as with plain names, and every CSV parses.
+func TestNamesEscaped(t *testing.T) {
+	views := func(bad string, long string) map[string][]byte {
+		dir := t.TempDir()
+		p := gen.Random(gen.Options{Seed: 3, Layout: dec.LayoutC, Nodes: 60, Metrics: 2, LoadMods: 3})
+		p.NV[0].Value = bad
+		e := p.Epochs[0]
+		e.NV[0].Name = bad
+		e.Metrics[0].Name = bad
+		e.LoadModules[0].Name = "/lib/" + bad
+		e.LoadModules[1].Name = "/lib/" + long
+		name := "app-000000-000-7f0101-1-0"
+		writeFile(t, filepath.Join(dir, name+".hpcrun"), p)
+		tf, _ := os.Create(filepath.Join(dir, name+".hpctrace"))
+		gen.WriteTrace(tf, "01.01", 0, gen.TraceSamples(e.Tree, 50, 1000, 7))
+		tf.Close()
+		return testdata.CheckTextViews(t, open(t, dir).FS())
+	}
+	plain := views("plain", "long")
+	got := views(testdata.BadName, strings.Repeat("L", 400))
+	for p, b := range plain { // CSV fields may hold quoted newlines; README.txt wraps
+		if g, ok := got[p]; ok && path.Ext(p) != ".csv" && p != "README.txt" && bytes.Count(g, []byte("\n")) != bytes.Count(b, []byte("\n")) {
+			t.Errorf("%s: %d lines, %d with plain names", p, bytes.Count(g, []byte("\n")), bytes.Count(b, []byte("\n")))
+		}
+	}
+	const esc = `bad\x0ana\x0dme\x00x\xff\x1b`
+	for _, v := range []string{"header.txt", "hpcproftt.txt", "cct.txt"} {
+		p := "app-000000-000-7f0101-1-0/" + v
+		if !bytes.Contains(got[p], []byte(esc)) {
+			t.Errorf("%s does not hold the escaped name:\n%.600s", p, got[p])
+		}
+	}
 }

@@ -3,6 +3,9 @@ package symbols
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // Readme is the README.txt section that says where the names of each
@@ -23,11 +26,11 @@ func (r *Resolver) Readme(modules []string) string {
 		if names[d] == nil {
 			order = append(order, d)
 		}
-		names[d] = append(names[d], path.Base(n))
+		names[d] = append(names[d], render.EscapeName(path.Base(n)))
 	}
 	for _, d := range order {
 		wrap(&b, strings.Join(names[d], ", "), "  ", 100)
-		wrap(&b, d, "      ", 100)
+		wrap(&b, render.EscapeName(d), "      ", 100)
 	}
 	return b.String()
 }
@@ -42,6 +45,9 @@ func wrap(b *strings.Builder, s, indent string, width int) {
 			n = strings.LastIndexByte(s[:room+1], ' ')
 			if n <= 0 {
 				n = room
+				for n > 1 && !utf8.RuneStart(s[n]) {
+					n--
+				}
 			}
 		}
 		b.WriteString(indent + strings.TrimRight(s[:n], " ") + "\n")
