@@ -633,10 +633,10 @@ is an empty stream (and, from ovni 1.1 on, where every stream starts with the
 8-byte header "ovni" + version, an _errors.txt line; a stream without that
 header shows no events).
 
-Example
+Examples: events of one kind, then events per mcv and per model over all threads
   grep -c ' VTx ' events.txt
-  awk -F, 'NR>1 {n[$3]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
-  awk -F, 'NR>1 {n[$2]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
+  awk -F, 'FNR>1 {n[$3]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
+  awk -F, 'FNR>1 {n[$4]++} END {for (m in n) print m, n[m]}' loom.*/proc.*/thread.*/events.csv
 
 `)
 	b.WriteString(interchange.TraceReadme())
