@@ -3,6 +3,7 @@ package callgrind
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -528,7 +529,7 @@ func (a *annotator) printCC(b *bytes.Buffer, cc ccost, w []int) {
 			if n := v.num(); n != 0 {
 				var p float64
 				if s := a.summary; i < len(s) && s[i].def && s[i].num() != 0 {
-					p = float64(n*100) / float64(s[i].num())
+					p = times100(n) / float64(s[i].num())
 				}
 				if -9.995 < p && p < 99.995 {
 					perc = fmt.Sprintf(" (%5.2f%%)", p)
@@ -637,7 +638,7 @@ func (a *annotator) print(name string) []byte {
 	for _, n := range names {
 		reached := true
 		for i := range a.events {
-			prop := float64(curr[i] * 100)
+			prop := times100(curr[i])
 			if s, ok := (cval{}).defAt(a.summary, i); ok && s.num() > 0 {
 				prop /= float64(s.num())
 			}
@@ -670,4 +671,13 @@ func (a *annotator) print(name string) []byte {
 	}
 	b.WriteString("\n")
 	return b.Bytes()
+}
+
+// times100 is Perl's $x * 100: exact while it fits an integer, else a
+// double.
+func times100(x int64) float64 {
+	if x > math.MaxInt64/100 || x < math.MinInt64/100 {
+		return float64(x) * 100
+	}
+	return float64(x * 100)
 }

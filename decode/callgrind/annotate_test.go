@@ -3,6 +3,7 @@ package callgrind_test
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/testdata"
+	cggen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 )
 
 // realAnnotate runs valgrind's callgrind_annotate --auto=no (and
@@ -108,5 +110,82 @@ func TestAnnotateText(t *testing.T) {
 	}
 	if want := realAnnotate(t, plain.Bytes(), false); !bytes.Equal(dropDataLine(got), want) {
 		t.Errorf("gzip: differs from callgrind_annotate on the decompressed file")
+	}
+}
+
+// oddProfile has what callgrind_annotate's formatting must get right:
+// names with spaces, commas, brackets and UTF-8, "???" files, ties broken by
+// name, "." and missing costs, zero and negative costs, numbers of 1 to 19
+// digits, compressed names redefined, fi=/fe=, a call with calls=0 (a cost
+// line to callgrind_annotate), no summary: or totals: (PROGRAM TOTALS
+// calculated), desc: lines and a thread.
+const oddProfile = `# callgrind format
+version: 1
+creator: odd gen 1.0
+pid: 77
+thread: 3
+part: 2
+cmd: ./a.out  --flag "x y"
+desc: Option: --odd
+desc: I1 cache:
+desc: Trigger: odd
+desc:
+positions: line
+events: Ir Dr Long_event_name_(10ns)
+
+ob=(1) /lib/ob j.so
+fl=(1) ???
+fn=(1) ???
+1 100 . 5
+2 100
+
+fl=(2) src/a b,c.c
+fn=(2) f(int, char*) [clone]
+3 1234567890123456789 2 3
+fi=(3) inc/ü.h
+4 7 7 7
+fe=(2)
+cfn=(1)
+calls=3 9
+5 400 40 4
+cfn=(3) tie_b
+calls=0 1
+6 0 0 0
+fn=(4) tie_a
+7 50 50 50
+fn=(3)
+8 50 50 50
+fn=(5) zero
+9 0 0 0
+fn=(6) negative
+10 -5 3
+fn=(7) big
+11 999 99999 9999999
+ob=(1)
+fl=(1)
+fn=(1)
+12 1 1 1
+fn=(8) x
+fl=(9) late.c
+13 2
+`
+
+// TestAnnotateOdd compares with callgrind_annotate on oddProfile and on
+// generated profiles of every kind.
+func TestAnnotateOdd(t *testing.T) {
+	t.Run("odd", func(t *testing.T) { checkAnnotate(t, []byte(oddProfile)) })
+	t.Run("odd-summary", func(t *testing.T) {
+		checkAnnotate(t, []byte(oddProfile+"summary: 100 0 0\n"))
+	})
+	t.Run("odd-totals", func(t *testing.T) {
+		checkAnnotate(t, []byte(oddProfile+"totals: 1000000 .\n"))
+	})
+	for i, c := range []cggen.Config{
+		{Seed: 1},
+		{Seed: 2, Functions: 40, Events: 3, Instr: true, Jumps: true, Inline: true},
+		{Seed: 3, Functions: 200, Records: 2000, Events: 2, NoCompress: true, Inline: true},
+		{Seed: 4, Functions: 1},
+	} {
+		t.Run(fmt.Sprintf("gen-%d", i), func(t *testing.T) { checkAnnotate(t, cggen.Bytes(c)) })
 	}
 }
