@@ -1,8 +1,10 @@
 package hpcdb_test
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -229,5 +232,36 @@ func TestMetaHugeContextID(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(src.Errors.Lines(), "\n"), "far past") {
 		t.Errorf("_errors.txt: %q", src.Errors.Lines())
+	}
+}
+
+// TestNamesEscaped: procedures of a meta.db named with a newline, a CR,
+// a byte that is not UTF-8 and an escape character (its strings end at
+// a NUL), and a 400-byte name, reach no view raw (issue 27): every text
+// view stays UTF-8 without control bytes, with as many lines as with
+// plain names, and every CSV parses.
+func TestNamesEscaped(t *testing.T) {
+	views := func(names ...string) map[string][]byte {
+		dir := t.TempDir()
+		if _, err := gen.WriteMeta(dir, gen.Config{Threads: 2, Contexts: 300, Metrics: 2, Samples: 20, Seed: 4, Names: names}); err != nil {
+			t.Fatal(err)
+		}
+		src, err := hpcdb.OpenMeta(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { src.Close() })
+		return testdata.CheckTextViews(t, src.FS())
+	}
+	bad := strings.ReplaceAll(testdata.BadName, "\x00", "")
+	plain := views("plain", "long", "plain2", "plain3")
+	got := views(bad, strings.Repeat("L", 400), bad, bad)
+	for p, b := range plain { // CSV fields may hold quoted newlines
+		if g, ok := got[p]; ok && path.Ext(p) != ".csv" && bytes.Count(g, []byte("\n")) != bytes.Count(b, []byte("\n")) {
+			t.Errorf("%s: %d lines, %d with plain names", p, bytes.Count(g, []byte("\n")), bytes.Count(b, []byte("\n")))
+		}
+	}
+	if !bytes.Contains(got["cct.txt"], []byte(`bad\x0ana\x0dmex\xff\x1b`)) {
+		t.Errorf("cct.txt does not hold the escaped name:\n%.600s", got["cct.txt"])
 	}
 }

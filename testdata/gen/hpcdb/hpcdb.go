@@ -36,6 +36,7 @@ type Config struct {
 	Extra    int     // meta.db generation: bytes added to every extendable structure
 	Counts   bool    // meta.db generation: each scope also has a count summary (formula "1"): CountIDs
 	Seed     uint64
+	Names    []string // meta.db generation: the first procedures' names (hostile names in tests)
 }
 
 // Metric ids of base metric k: thread profiles (MetricDBTable), summary
@@ -100,6 +101,9 @@ func New(c Config) *DB {
 			name = fmt.Sprintf("operator,(%d)", i)
 		case 5:
 			name = fmt.Sprintf(`say "hi" %d`, i)
+		}
+		if i < len(c.Names) {
+			name = c.Names[i]
 		}
 		g.Procs = append(g.Procs, name)
 	}
