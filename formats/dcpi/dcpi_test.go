@@ -18,6 +18,7 @@ import (
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
 )
 
@@ -472,6 +473,26 @@ func TestIndexedSecondMount(t *testing.T) {
 		}
 		if files, _ := filepath.Glob(filepath.Join(index, "*")); len(files) != 3 {
 			t.Fatalf("round %d: %d index files, want 3", round, len(files))
+		}
+	}
+}
+
+// TestNamesEscaped: header values holding bytes that are not UTF-8 (the
+// only hostile bytes detection lets through: it refuses control
+// characters) reach no view raw (issue 27): header.txt and samples.txt
+// write them as \xNN, every text view stays UTF-8 and every CSV parses.
+func TestNamesEscaped(t *testing.T) {
+	const bad = "bad\xffna\xc3me"
+	p := gen.New("pdb-0.07", 0x120000000)
+	p.Lines = append(p.Lines, "path /lib/"+bad, "label "+bad)
+	p.Set("platform", bad)
+	p.Chunks = []gen.Chunk{{Offset: 0x40, Counts: []uint32{3, 0, 12, 1}}}
+	src, _ := mount(t, write(t, t.TempDir(), "bad.prof", p.Bytes()))
+	views := testdata.CheckTextViews(t, src.FS())
+	const esc = `bad\xffna\xc3me`
+	for _, v := range []string{"bad.prof/header.txt", "bad.prof/samples.txt"} {
+		if !strings.Contains(string(views[v]), "/lib/"+esc+"\n") {
+			t.Errorf("%s does not hold the escaped path:\n%s", v, views[v])
 		}
 	}
 }
