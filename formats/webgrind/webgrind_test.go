@@ -615,3 +615,24 @@ func TestMountedBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNamesEscaped: a function and a file named with a CR, a NUL, a byte
+// that is not UTF-8 and an escape character, and a 400-byte function
+// name, reach no view raw (issue 27): functions.txt writes them as \xNN,
+// every text view stays UTF-8 without control bytes, every CSV parses.
+func TestNamesEscaped(t *testing.T) {
+	bad := strings.ReplaceAll(testdata.BadName, "\n", "")
+	g := gen.Random(5, 60, 5)
+	g.Funcs[0].Name = bad
+	g.Funcs[1].File = bad
+	g.Funcs[2].Name = strings.Repeat("L", 400)
+	src, err := Open(writeGen(t, t.TempDir(), g, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	views := testdata.CheckTextViews(t, src.FS())
+	if esc := `badna\x0dme\x00x\xff\x1b`; bytes.Count(views["functions.txt"], []byte(esc)) != 2 {
+		t.Errorf("functions.txt does not hold %s as function and file:\n%s", esc, views["functions.txt"])
+	}
+}
