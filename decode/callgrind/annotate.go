@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/decode"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // Annotate returns the text of valgrind 3.19's
@@ -211,7 +212,7 @@ func (a *annotator) headerLine(l string) (bool, error) {
 	}
 	if v, ok := keyValue(l, "desc"); ok {
 		if !strings.HasPrefix(v, "Option:") {
-			a.desc += v + "\n"
+			a.desc += render.EscapeName(v) + "\n"
 		}
 		return true, nil
 	}
@@ -576,9 +577,11 @@ func compare(c, d ccost) int {
 func (a *annotator) print(name string) []byte {
 	var b bytes.Buffer
 	b.WriteString(fancy)
-	fmt.Fprintf(&b, "Profile data file '%s'", name)
+	// names from the data are escaped like every text view's (equal to
+	// callgrind_annotate's output where they are plain text)
+	fmt.Fprintf(&b, "Profile data file '%s'", render.EscapeName(name))
 	if a.creator != "" {
-		fmt.Fprintf(&b, " (creator: %s)", a.creator)
+		fmt.Fprintf(&b, " (creator: %s)", render.EscapeName(a.creator))
 	}
 	b.WriteString("\n")
 	b.WriteString(fancy)
@@ -604,7 +607,7 @@ func (a *annotator) print(name string) []byte {
 	}
 	th[0] = "99"
 	fmt.Fprintf(&b, "Profiled target:  %s\nEvents recorded:  %s\nEvents shown:     %s\nEvent sort order: %s\nThresholds:       %s\n"+
-		"Include dirs:     \nUser annotated:   \nAuto-annotation:  off\n\n", target, ev, ev, ev, strings.Join(th, " "))
+		"Include dirs:     \nUser annotated:   \nAuto-annotation:  off\n\n", render.EscapeName(target), render.EscapeName(ev), render.EscapeName(ev), render.EscapeName(ev), strings.Join(th, " "))
 
 	names := make([]string, 0, len(a.totals))
 	all := make([]ccost, 0, len(a.totals))
@@ -653,9 +656,9 @@ func (a *annotator) print(name string) []byte {
 		}
 		cc := *a.totals[n]
 		a.printCC(&b, cc, fw)
-		b.WriteString(" " + n)
+		b.WriteString(" " + render.EscapeName(n))
 		if o := str(a.obj[n]); o != "" {
-			b.WriteString(" [" + o + "]")
+			b.WriteString(" [" + render.EscapeName(o) + "]")
 		}
 		b.WriteString("\n")
 		for i := range a.events {
