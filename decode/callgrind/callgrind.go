@@ -123,7 +123,7 @@ func Sniff(head []byte) bool {
 		case len(bytes.TrimSpace(line)) == 0, line[0] == '#', isMarker(line):
 			continue
 		case bytes.HasPrefix(line, []byte("events:")):
-			return keys > damaged
+			return damaged == 0 || keys > damaged // events: alone is a whole header
 		}
 		key, _, ok := bytes.Cut(line, []byte(":"))
 		switch {

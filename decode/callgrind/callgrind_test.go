@@ -187,6 +187,10 @@ func TestDamagedHeaderLine(t *testing.T) {
 			t.Errorf("%q: events %v sums %v, intact %v %v", bad, tab.Events, tab.Sum(), want.Events, want.Sum())
 		}
 	}
+	// The events: line is the only line a header needs.
+	if !callgrind.Sniff([]byte("events: Ir\nfn=main\n1 10\n")) {
+		t.Error("a header of only events: not detected")
+	}
 	// Body lines are not taken for damaged header lines.
 	if callgrind.Sniff([]byte("version: 1\nfn=main\n1 2\nevents: Ir\n")) {
 		t.Error("a body line before events: was skipped")
