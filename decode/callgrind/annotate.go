@@ -22,35 +22,21 @@ import (
 // threshold (functions until 99 % of the first event is covered).
 func (f *File) Annotate(name string, inclusive bool) ([]byte, error) {
 	a := &annotator{inclusive: inclusive, compressed: map[string]*string{}, totals: map[string]*ccost{}, cfnTotals: map[string]*ccost{}, obj: map[string]*string{}}
-	lr := openLines(f.r, f.size, f.Gzip, f.start, f.end)
 	header := true
-	for {
-		line, off, term, tooLong, ok := lr.next()
-		if !ok {
-			break
-		}
-		if tooLong {
-			return nil, problem("annotate", off, "line longer than 1 MiB", nil)
-		}
-		l := string(line)
-		if term {
-			l += "\n"
-		}
+	off, err := f.perlLines(func(l string) error {
 		var err error
 		if header {
 			header, err = a.headerLine(l)
 		} else {
 			err = a.bodyLine(l)
 		}
-		if err != nil {
-			return nil, decode.ErrAt(formatName, "annotate", off, err.Error(), nil, nil)
-		}
-	}
-	if lr.err != nil {
-		return nil, problem("annotate", lr.off, "reading: "+lr.err.Error(), nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if header {
-		return nil, problem("annotate", lr.off, "missing events line", nil)
+		return nil, problem("annotate", off, "missing events line", nil)
 	}
 	a.finish()
 	return a.print(name), nil
@@ -143,6 +129,7 @@ func perlSplit(s string) []string {
 
 type annotator struct {
 	inclusive                             bool
+	signed                                bool // cg_annotate: thousands separators after a minus sign too
 	pid, thread, part, desc, cmd, creator string
 	hasLine, hasAddr                      bool
 	events                                []string
@@ -491,8 +478,12 @@ func (v cval) defAt(cc ccost, i int) (cval, bool) {
 
 var fancy = strings.Repeat("-", 80) + "\n"
 
-// commify puts thousands separators into the leading digits.
-func commify(s string) string {
+// commify puts thousands separators into the leading digits (after a
+// minus sign when signed).
+func commify(s string, signed bool) string {
+	if signed && strings.HasPrefix(s, "-") {
+		return "-" + commify(s[1:], false)
+	}
 	for {
 		d := len(s) - len(strings.TrimLeft(s, "0123456789"))
 		if d < 4 {
@@ -526,7 +517,7 @@ func (a *annotator) printCC(b *bytes.Buffer, cc ccost, w []int) {
 		v, ok := cval{}.defAt(cc, i)
 		count, perc := ".", "         "
 		if ok {
-			count = commify(v.text())
+			count = commify(v.text(), a.signed)
 			if n := v.num(); n != 0 {
 				var p float64
 				if s := a.summary; i < len(s) && s[i].def && s[i].num() != 0 {
@@ -600,37 +591,14 @@ func (a *annotator) print(name string) []byte {
 		}
 		target += ")"
 	}
-	ev := strings.Join(a.events, " ")
-	th := make([]string, len(a.events))
-	for i := range th {
-		th[i] = "0"
-	}
-	th[0] = "99"
-	fmt.Fprintf(&b, "Profiled target:  %s\nEvents recorded:  %s\nEvents shown:     %s\nEvent sort order: %s\nThresholds:       %s\n"+
-		"Include dirs:     \nUser annotated:   \nAuto-annotation:  off\n\n", render.EscapeName(target), render.EscapeName(ev), render.EscapeName(ev), render.EscapeName(ev), strings.Join(th, " "))
+	fmt.Fprintf(&b, "Profiled target:  %s\n", render.EscapeName(target))
+	a.printOptions(&b, "99", "0")
 
-	names := make([]string, 0, len(a.totals))
-	all := make([]ccost, 0, len(a.totals))
-	for n, c := range a.totals {
-		names = append(names, n)
-		all = append(all, *c)
-	}
-	sw := a.widths(a.summary)
-	fw := a.widths(all...)
-	b.WriteString(fancy)
-	a.printEvents(&b, sw)
-	b.WriteString("\n")
-	b.WriteString(fancy)
-	a.printCC(&b, a.summary, sw)
-	b.WriteString(" PROGRAM TOTALS")
+	totals := " PROGRAM TOTALS"
 	if a.calculated {
-		b.WriteString(" (calculated)")
+		totals += " (calculated)"
 	}
-	b.WriteString("\n\n")
-	b.WriteString(fancy)
-	a.printEvents(&b, fw)
-	b.WriteString(" file:function\n")
-	b.WriteString(fancy)
+	names, fw := a.printTotals(&b, totals)
 	sort.Slice(names, func(i, j int) bool {
 		if c := compare(*a.totals[names[i]], *a.totals[names[j]]); c != 0 {
 			return c < 0
@@ -683,4 +651,69 @@ func times100(x int64) float64 {
 		return float64(x) * 100
 	}
 	return float64(x * 100)
+}
+
+// printTotals prints the summary row, with totals after it, and the
+// function table's heading; it returns the function names and the
+// function table's column widths.
+func (a *annotator) printTotals(b *bytes.Buffer, totals string) ([]string, []int) {
+	names := make([]string, 0, len(a.totals))
+	all := make([]ccost, 0, len(a.totals))
+	for n, c := range a.totals {
+		names = append(names, n)
+		all = append(all, *c)
+	}
+	sw := a.widths(a.summary)
+	fw := a.widths(all...)
+	b.WriteString(fancy)
+	a.printEvents(b, sw)
+	b.WriteString("\n")
+	b.WriteString(fancy)
+	a.printCC(b, a.summary, sw)
+	b.WriteString(totals + "\n\n")
+	b.WriteString(fancy)
+	a.printEvents(b, fw)
+	b.WriteString(" file:function\n")
+	b.WriteString(fancy)
+	return names, fw
+}
+
+// perlLines calls fn with each line of the profile as Perl reads it (with
+// its "\n"); an error from fn stops it and comes back with the line's
+// offset. It returns the offset of the end.
+func (f *File) perlLines(fn func(l string) error) (int64, error) {
+	lr := openLines(f.r, f.size, f.Gzip, f.start, f.end)
+	for {
+		line, off, term, tooLong, ok := lr.next()
+		if !ok {
+			break
+		}
+		if tooLong {
+			return off, problem("annotate", off, "line longer than 1 MiB", nil)
+		}
+		l := string(line)
+		if term {
+			l += "\n"
+		}
+		if err := fn(l); err != nil {
+			return off, decode.ErrAt(formatName, "annotate", off, err.Error(), nil, nil)
+		}
+	}
+	if lr.err != nil {
+		return lr.off, problem("annotate", lr.off, "reading: "+lr.err.Error(), nil)
+	}
+	return lr.off, nil
+}
+
+// printOptions prints the events and thresholds (first for the first
+// event, rest for the others) and the options --auto=no leaves.
+func (a *annotator) printOptions(b *bytes.Buffer, first, rest string) {
+	ev := render.EscapeName(strings.Join(a.events, " "))
+	th := make([]string, len(a.events))
+	for i := range th {
+		th[i] = rest
+	}
+	th[0] = first
+	fmt.Fprintf(b, "Events recorded:  %s\nEvents shown:     %s\nEvent sort order: %s\nThresholds:       %s\n"+
+		"Include dirs:     \nUser annotated:   \nAuto-annotation:  off\n\n", ev, ev, ev, strings.Join(th, " "))
 }

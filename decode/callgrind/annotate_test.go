@@ -189,3 +189,55 @@ func TestAnnotateOdd(t *testing.T) {
 		t.Run(fmt.Sprintf("gen-%d", i), func(t *testing.T) { checkAnnotate(t, cggen.Bytes(c)) })
 	}
 }
+
+// TestCgAnnotateText compares CgAnnotate with valgrind's cg_annotate
+// --auto=no (its "Data file:" line naming the same file) on the corpus
+// cachegrind files and a cachegrind profile with odd names, negative and
+// "." costs.
+func TestCgAnnotateText(t *testing.T) {
+	if _, err := exec.LookPath("cg_annotate"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("cg_annotate missing in CI (.ci/setup installs valgrind)")
+		}
+		t.Skip("cg_annotate not installed (apt-get install valgrind)")
+	}
+	dir := testdata.Corpus(t, "callgrind", "valgrind-3.19-generated")
+	cases := map[string][]byte{"odd": []byte("desc: I1 cache: odd\ndesc: x\ncmd: ./a b\nevents: A Bb\nfl=???\nfn=???\n1 5 .\nfl=s p,c.c\nfn=f (int)\n2 -12345 7\n3 100000 -1\nfn=g\n4 99990 3\nfn=t\n5 2 .\nfn=u\n6 1 1\nsummary: 300000 11\n")}
+	for _, n := range []string{"cachegrind.out.default", "cachegrind.out.cachesim"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[n] = b
+	}
+	for n, data := range cases {
+		t.Run(n, func(t *testing.T) {
+			f, err := callgrind.NewFile(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !f.IsCachegrind() {
+				t.Fatal("not recognised as cachegrind's format")
+			}
+			got, err := f.CgAnnotate("profile")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := t.TempDir()
+			in := filepath.Join(tmp, "profile")
+			if err := os.WriteFile(in, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("cg_annotate", "--auto=no", in)
+			cmd.Dir = tmp
+			want, err := cmd.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = bytes.Replace(want, []byte("Data file:        "+in+"\n"), []byte("Data file:        profile\n"), 1)
+			if !bytes.Equal(got, want) {
+				t.Errorf("differs from cg_annotate\n--- got\n%s\n--- want\n%s", got, want)
+			}
+		})
+	}
+}

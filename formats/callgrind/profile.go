@@ -92,11 +92,15 @@ func (m *model) build(dir *vfs.Dir, withFile bool) {
 func (p *profile) build(dir *vfs.Dir, _ bool) {
 	p.model.build(dir, true)
 	dir.AddFile("header.txt", render.Bytes(func() ([]byte, error) { return p.headerText(), nil }, nil))
-	for _, v := range []struct {
-		name      string
-		inclusive bool
-	}{{"annotate.txt", false}, {"annotate-inclusive.txt", true}} {
-		dir.AddFile(v.name, render.Bytes(func() ([]byte, error) { return p.f.Annotate(p.path, v.inclusive) }, p.reporter(v.name)))
+	if p.f.IsCachegrind() {
+		dir.AddFile("annotate.txt", render.Bytes(func() ([]byte, error) { return p.f.CgAnnotate(p.path) }, p.reporter("annotate.txt")))
+	} else {
+		for _, v := range []struct {
+			name      string
+			inclusive bool
+		}{{"annotate.txt", false}, {"annotate-inclusive.txt", true}} {
+			dir.AddFile(v.name, render.Bytes(func() ([]byte, error) { return p.f.Annotate(p.path, v.inclusive) }, p.reporter(v.name)))
+		}
 	}
 	dir.AddFile("lines.csv", render.IndexedStream(linesGen{p}, render.IndexKey("callgrind", p.prefix+"lines.csv", p.path), p.reporter("lines.csv")))
 }

@@ -159,6 +159,7 @@ annotate.txt    the function summary of valgrind 3.19's "callgrind_annotate --au
                 file, byte for byte: functions by cost (every event in turn, then the name),
                 with percentages, until 99 % of the first event is covered
 annotate-inclusive.txt  the same with --inclusive=yes: costs include the calls made
+                (a file in cachegrind's own format: annotate.txt is "cg_annotate --auto=no")
 lines.csv       file,line,[instr,]function,module,<event>...: one row per self cost line, in file
                 order (sum them per file and line with awk for an annotated listing)
 _errors.txt     problems found so far (line and byte offset)
