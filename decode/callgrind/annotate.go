@@ -344,6 +344,9 @@ func (a *annotator) bodyLine(l string) error {
 		if err != nil {
 			return err
 		}
+		if a.currFnCC == nil {
+			a.currFnCC = new(ccost)
+		}
 		if a.callCounter > 0 {
 			a.callCounter = 0
 			c, ok := a.cfnTotals[a.currCname]
@@ -356,9 +359,6 @@ func (a *annotator) bodyLine(l string) error {
 				addTo(cc, a.currFnCC)
 			}
 			return nil
-		}
-		if a.currFnCC == nil {
-			a.currFnCC = new(ccost)
 		}
 		addTo(cc, a.currFnCC)
 		return nil

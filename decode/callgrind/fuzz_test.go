@@ -68,3 +68,32 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAnnotate feeds damaged profiles to Annotate and CgAnnotate: an error
+// or text, deterministic (the view's size must not change between renders),
+// never a panic.
+func FuzzAnnotate(f *testing.F) {
+	b := gen.Bytes(gen.Config{Seed: 2, Functions: 10, Records: 50, Instr: true, Inline: true, Events: 2})
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte(oddProfile))
+	f.Add([]byte("desc: a\ncmd: x\nevents: A B\nfl=f\nfn=g\n1 2 -3\nsummary: 2 3\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		for _, inclusive := range []bool{false, true} {
+			x, err1 := file.Annotate("p", inclusive)
+			y, err2 := file.Annotate("p", inclusive)
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(x, y) {
+				t.Fatal("Annotate is not deterministic")
+			}
+		}
+		x, err1 := file.CgAnnotate("p")
+		y, err2 := file.CgAnnotate("p")
+		if (err1 == nil) != (err2 == nil) || !bytes.Equal(x, y) {
+			t.Fatal("CgAnnotate is not deterministic")
+		}
+	})
+}
