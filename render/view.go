@@ -425,11 +425,12 @@ var errDisagrees = fmt.Errorf("%w: a segment renders otherwise than it was sized
 // with a codec, that the cursor's state there encodes as the
 // checkpoint's does.
 func (s *stream) renderSegment(cps []checkpoint, end int64, codec StateCodec) ([]byte, error) {
-	start0 := cps[0].state
-	if codec != nil && cps[0].off == 0 {
-		start0 = nil // the view's start needs no state from the index
-	}
-	c, err := s.gen.Start(start0)
+	// The first checkpoint's state is used as stored, also at offset 0:
+	// some views keep there what would cost a whole pass over the input to
+	// remake (a Parquet twin's plan and footer). Accidental damage is
+	// caught by the index's checksum; a state forged with a mended
+	// checksum is caught at the next checkpoint when it changes the state.
+	c, err := s.gen.Start(cps[0].state)
 	if err != nil {
 		if IsDataError(err) {
 			return nil, fmt.Errorf("%w (%v)", errDisagrees, err)
