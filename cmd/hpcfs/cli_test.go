@@ -1,78 +1,36 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata/clitest"
 )
 
+// The command as the tests run it (testdata/clitest): hpcfsBin builds it
+// once; runCLI returns its standard output, a non-zero exit failing the
+// test; runCLIExit returns its exit code and standard error, and
+// runBounded the same for a command killed (and failed) past a limit.
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	hpcfsBin   = clitest.Bin
+	runCLI     = clitest.Run
+	runCLIExit = clitest.Exit
+	runBounded = clitest.ExitWithin
 )
 
-// hpcfsBin builds the command once per test run and returns its path.
-func hpcfsBin(t testing.TB) string {
+// startMount runs hpcfs with args (holding "mount -f MNT") and returns
+// the server once it says it has mounted; a refusal fails the test.
+func startMount(t testing.TB, mnt string, args ...string) *clitest.Server {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hpcfs-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hpcfs")
-		// -buildvcs=auto (over a GOFLAGS of -buildvcs=false) records the
-		// commit when building in a clone, for --version.
-		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("building hpcfs: %v", buildErr)
+	s := clitest.Start(t, nil, args...)
+	if !s.Mounted() || !mounted(mnt) {
+		err := <-s.Exited
+		t.Fatalf("hpcfs mount: %q, exit %v\n%s", s.Ready, err, s.Stderr)
 	}
-	return binPath
-}
-
-// runCLI runs hpcfs with args and returns its standard output; a non-zero
-// exit fails the test.
-func runCLI(t testing.TB, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(hpcfsBin(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("hpcfs %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out
-}
-
-// runCLIExit runs hpcfs and returns its exit code and standard error.
-func runCLIExit(t testing.TB, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(hpcfsBin(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stderr.String()
-	}
-	if err != nil {
-		t.Fatalf("hpcfs %s: %v", strings.Join(args, " "), err)
-	}
-	return 0, stderr.String()
+	return s
 }
 
 // mountCLI runs `hpcfs mount -f source mnt` as a separate process, waits
@@ -95,27 +53,11 @@ func mountCLISources(t testing.TB, sources []string, flags ...string) string {
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
 	args := append(append(append(flags, "mount", "-f"), sources...), mnt)
-	cmd := exec.Command(hpcfsBin(t), args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	// No deadlines: on a busy machine start-up takes what it takes; a
-	// hang is go test's timeout to catch.
-	for !mounted(mnt) {
-		select {
-		case err := <-exited:
-			t.Fatalf("hpcfs mount exited early: %v\n%s", err, stderr.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	s := startMount(t, mnt, args...)
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := <-exited; err != nil {
-			t.Errorf("hpcfs mount exited with %v after SIGTERM\n%s", err, stderr.String())
+		s.Cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-s.Exited; err != nil {
+			t.Errorf("hpcfs mount exited with %v after SIGTERM\n%s", err, s.Stderr)
 		}
 		if mounted(mnt) {
 			lazyUnmount(mnt)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata/clitest"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 	ovnigen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 )
@@ -47,41 +47,20 @@ func TestMountFIFO(t *testing.T) {
 	}
 }
 
-// startMount runs `hpcfs mount -f` of the demo at mnt and waits until it
-// says it is ready (the readiness pipe of background mounts: after the
-// kernel's INIT and go-fuse's own first requests, which a server stopped
-// earlier would leave in flight); the process is returned with a channel
-// of its exit.
-func startMount(t *testing.T, mnt string) (*exec.Cmd, chan error) {
+// startDemo mounts the demo at mnt in the foreground (startMount: ready
+// once go-fuse's own first requests are answered, which a server stopped
+// earlier would leave in flight); at cleanup it is killed.
+func startDemo(t *testing.T, mnt string) *clitest.Server {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(hpcfsBin(t), "mount", "-f", mnt)
-	cmd.Env = append(os.Environ(), readyFDEnv+"=3")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	line, _ := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if !strings.HasPrefix(line, "0 ") || !mounted(mnt) {
-		t.Fatalf("hpcfs mount: %q\n%s", line, stderr.String())
-	}
+	s := startMount(t, mnt, "mount", "-f", mnt)
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGCONT)
-		cmd.Process.Kill()
+		s.Cmd.Process.Signal(syscall.SIGCONT)
+		s.Cmd.Process.Kill()
 		if mounted(mnt) {
 			lazyUnmount(mnt)
 		}
 	})
-	return cmd, exited
+	return s
 }
 
 // TestUnmountStoppedServer: `hpcfs unmount` of a mount whose server is
@@ -90,8 +69,8 @@ func startMount(t *testing.T, mnt string) (*exec.Cmd, chan error) {
 func TestUnmountStoppedServer(t *testing.T) {
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
-	cmd, exited := startMount(t, mnt)
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	s := startDemo(t, mnt)
+	if err := s.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	if code, msg := runBounded(t, 60*time.Second, "unmount", mnt); code != 0 {
@@ -100,8 +79,8 @@ func TestUnmountStoppedServer(t *testing.T) {
 	if mounted(mnt) {
 		t.Fatal("still mounted")
 	}
-	cmd.Process.Signal(syscall.SIGCONT)
-	if err := <-exited; err != nil {
+	s.Cmd.Process.Signal(syscall.SIGCONT)
+	if err := <-s.Exited; err != nil {
 		t.Errorf("the continued server: %v", err)
 	}
 }
@@ -111,7 +90,7 @@ func TestUnmountStoppedServer(t *testing.T) {
 func TestUnmountBusy(t *testing.T) {
 	fsnodetest.Require(t)
 	mnt := t.TempDir()
-	_, exited := startMount(t, mnt)
+	s := startDemo(t, mnt)
 	f, err := os.Open(filepath.Join(mnt, "events.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +106,7 @@ func TestUnmountBusy(t *testing.T) {
 		t.Fatalf("unmount -z: exit %d, %q, mounted %v", code, msg, mounted(mnt))
 	}
 	f.Close()
-	if err := <-exited; err != nil {
+	if err := <-s.Exited; err != nil {
 		t.Errorf("the server after a lazy unmount: %v", err)
 	}
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,56 +12,18 @@ import (
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 )
 
-// runBounded runs hpcfs with args, killed if it takes longer than limit,
-// and returns its exit code and standard error.
-func runBounded(t *testing.T, limit time.Duration, args ...string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, hpcfsBin(t), args...)
-	cmd.WaitDelay = 5 * time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("hpcfs %s: still running after %v\n%s", strings.Join(args, " "), limit, stderr.String())
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), stderr.String()
-	}
-	if err != nil {
-		t.Fatalf("hpcfs %s: %v", strings.Join(args, " "), err)
-	}
-	return 0, stderr.String()
-}
-
 // killMount mounts the demo at mnt in the foreground, reads from it (so
 // the kernel caches attributes), kills the server with SIGKILL and reaps
 // it: what is left is a dead mount.
 func killMount(t *testing.T, mnt string) {
 	t.Helper()
-	cmd := exec.Command(hpcfsBin(t), "mount", "-f", mnt)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	for !mounted(mnt) {
-		select {
-		case err := <-exited:
-			t.Fatalf("hpcfs mount exited early: %v\n%s", err, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	s := startMount(t, mnt, "mount", "-f", mnt)
 	// The server is alive here: reading waits for it.
 	if _, err := os.ReadFile(filepath.Join(mnt, "README.txt")); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Process.Kill()
-	<-exited // reaped: the mount is dead, not dying
+	s.Cmd.Process.Kill()
+	<-s.Exited // reaped: the mount is dead, not dying
 	if !mounted(mnt) {
 		t.Fatal("no mount left after kill -9: nothing to test")
 	}

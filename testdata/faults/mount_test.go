@@ -1,8 +1,6 @@
 package faults
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -14,13 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
-	"github.com/hpcfs/hpcfs/testdata"
+	"github.com/hpcfs/hpcfs/testdata/clitest"
 )
 
 // rssBudget is the memory budget of one mount (DESIGN.md: under 64 MB);
@@ -32,34 +29,6 @@ const (
 	rssBudget  = 64 << 20
 	rssCeiling = 96 << 20
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// hpcfsBin builds the command once for the mounted runs.
-func hpcfsBin(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hpcfs-faults-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hpcfs")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/hpcfs")
-		cmd.Dir = filepath.Join(testdata.Dir(), "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("building hpcfs: %v", binErr)
-	}
-	return binPath
-}
 
 // A mountRun is what one mount of a source gave.
 type mountRun struct {
@@ -76,32 +45,18 @@ type mountRun struct {
 // does, and unmounts with SIGTERM. Reading is bounded by mutantTimeout.
 func mountAndRead(t *testing.T, src, indexDir string) mountRun {
 	mnt := t.TempDir()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(hpcfsBin(t), "--index-dir", indexDir, "mount", "-f", src, mnt)
-	cmd.Env = append(os.Environ(), "HPCFS_READY_FD=3")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	ready, _ := bufio.NewReader(r).ReadString('\n')
-	r.Close()
+	srv := clitest.Start(t, nil, "--index-dir", indexDir, "mount", "-f", src, mnt)
 	var run mountRun
 	finish := func() {
-		err := cmd.Wait()
+		err := <-srv.Exited
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 2 || strings.Contains(stderr.String(), "panic") {
+		if errors.As(err, &ee) && ee.ExitCode() == 2 || strings.Contains(srv.Stderr.String(), "panic") {
 			run.panicked = true
 		}
 	}
-	if !strings.HasPrefix(ready, "0 mounted") {
+	if !srv.Mounted() {
 		finish()
-		run.refused = strings.TrimSpace(ready + " " + stderr.String())
+		run.refused = strings.TrimSpace(srv.Ready + " " + srv.Stderr.String())
 		return run
 	}
 	type result struct {
@@ -116,11 +71,11 @@ func mountAndRead(t *testing.T, src, indexDir string) mountRun {
 	select {
 	case res := <-done:
 		run.tree, run.problems = res.tree, res.problems
-		run.rss = peakRSS(cmd.Process.Pid)
-		cmd.Process.Signal(syscall.SIGTERM)
+		run.rss = peakRSS(srv.Cmd.Process.Pid)
+		srv.Cmd.Process.Signal(syscall.SIGTERM)
 	case <-time.After(mutantTimeout):
 		run.timedOut = true
-		cmd.Process.Kill()
+		srv.Cmd.Process.Kill()
 		exec.Command("fusermount3", "-u", "-z", mnt).Run()
 		<-done
 	}
