@@ -7,21 +7,11 @@
 # peak RSS <= 64 MB + the function table (header.txt and the note give the
 # bytes per function).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 size=${SIZE:-500000000} functions=${FUNCTIONS:-20000}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/gencallgrind -size "$size" -functions "$functions" -o "$work/callgrind.out.big"
 echo "input: $(stat -c %s "$work/callgrind.out.big") bytes, $functions functions"
-mkdir "$work/mnt"
-ms() { date +%s%N; }
-el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
-t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/callgrind.out.big" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
-t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
+mount_bg "$work/callgrind.out.big" "$work/mnt"
 m="$work/mnt"
 t0=$(ms); ls "$m" > /dev/null; t1=$(ms)
 echo "ls of the root: $(el $t0 $t1)"
@@ -47,5 +37,4 @@ if [ "${LINES:-0}" = 1 ]; then
 	t0=$(ms); tail -n 1 "$m/lines.csv" > /dev/null; t1=$(ms)
 	echo "tail -n 1 lines.csv: $(el $t0 $t1)"
 fi
-kill -TERM $(pgrep -P $pid) 2>/dev/null || kill -TERM $pid; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg

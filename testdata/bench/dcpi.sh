@@ -8,27 +8,16 @@
 # Targets (issue 6): mount < 100 ms; cat samples.csv >= 200 MB/s;
 # tail -n 1 samples.txt <= 50 ms once sized; memory independent of chunks.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 addresses=${ADDRESSES:-10000000}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go build -o "$work/gendcpi" ./testdata/cmd/gendcpi
-mkdir "$work/mnt"
-ms() { date +%s%N; }
-el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
-mbps() { echo "$(( $1 * 1000 / ($3 - $2) )) MB/s"; }
 
 run() { # name maxchunk
 	local name=$1 maxchunk=$2
 	"$work/gendcpi" -o "$work/$name.prof" -addresses "$addresses" -maxchunk "$maxchunk" -zeros 0.2 -maxgap 16 >/dev/null
 	echo "== $name: $(stat -c %s "$work/$name.prof") bytes, $addresses sampled addresses, chunks of 1..$maxchunk counts"
-	local t0 t1 pid size m="$work/mnt/$name.prof"
-	t0=$(ms)
-	/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/$name.prof" "$work/mnt" &
-	pid=$!
-	until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
-	t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
+	local t0 t1 size m="$work/mnt/$name.prof"
+	mount_bg "$work/$name.prof" "$work/mnt"
 	t0=$(ms); grep -E '^(chunks|footer_check) ' "$m/header.txt"; t1=$(ms)
 	echo "header.txt (scans the body once): $(el $t0 $t1)"
 	t0=$(ms); size=$(stat -c %s "$m/samples.csv"); t1=$(ms)
@@ -48,8 +37,8 @@ run() { # name maxchunk
 	t0=$(ms); cat "$m/top.csv" > /dev/null; t1=$(ms)
 	echo "cat top.csv: $(el $t0 $t1), $(mbps $size $t0 $t1)"
 	head -n 3 "$m/top.csv" | tail -n 2
-	pkill -TERM -P $pid; wait $pid || true
-	grep -E 'Maximum resident set size|User time|System time' "$work/time.txt" | sed 's/^\s*/hpcfs process: /' || true
+	unmount_bg
+	grep -E 'User time|System time' "$work/time.txt" | sed 's/^\s*/hpcfs process: /' || true
 	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 	rm -f "$work/$name.prof"
 }

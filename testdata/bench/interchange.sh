@@ -5,23 +5,18 @@
 # For each view: size, first stat (sizing) and cat time; then the mount
 # process's peak RSS.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 scale=${SCALE:-1}
 formats=" ${FORMATS:-callgrind webgrind hpcrun ovni hpcdb} "
 limit=${WINDOW_LIMIT:-268435456}
 want() { [[ $formats == *" $1 "* ]]; }
 n() { awk -v v="$1" -v s="$scale" 'BEGIN { printf "%d", v * s }'; }
-work=$(mktemp -d)
-trap 'for m in "$work"/mnt-*; do fusermount3 -u "$m" 2>/dev/null || true; done; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 ! want callgrind || go run ./testdata/cmd/gencallgrind -size "$(n 100000000)" -functions 20000 -o "$work/callgrind.out.big" >/dev/null
 ! want webgrind || go run ./testdata/cmd/genwebgrind -functions "$(n 100000)" -calls "$(n 1000000)" -o "$work/big.webgrind" >/dev/null
 ! want hpcrun || go run ./testdata/cmd/genhpcrun -nodes "$(n 1000000)" -metrics 4 -trace "$(n 1000000)" -o "$work/big.hpcrun" >/dev/null
 ! want ovni || go run ./testdata/cmd/genovni -threads 4 -events "$(n 1000000)" "$work/ovni" >/dev/null
 ! want hpcdb || go run ./testdata/cmd/genhpcdb -threads 16 -contexts "$(n 200000)" -samples "$(n 200000)" "$work/db" >/dev/null
 
-ms() { date +%s%N; }
-el() { echo "$(( ($2 - $1) / 1000000 )) ms"; }
 view() { # mountpoint, path
 	local t0 t1 t2 size
 	t0=$(ms); size=$(stat -c %s "$1/$2"); t1=$(ms); cat "$1/$2" > /dev/null; t2=$(ms)

@@ -15,12 +15,9 @@
 #   22.6 s (the goal is parity); first byte mid-view once sized 8-9 ms;
 #   peak RSS 70 MB (the goal is 64).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
 gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 cc -O2 -o "$work/genotf2" "$gen" $(pkg-config --cflags --libs otf2 2>/dev/null || echo -lopen-trace-format2)
 cat > "$work/iterate.c" <<'C'
 /* Reads every event of every location with the OTF2 reference reader and
@@ -58,16 +55,12 @@ cc -O2 -o "$work/iterate" "$work/iterate.c" $(pkg-config --cflags --libs otf2 2>
 "$work/genotf2" -r "$ranks" -t "$threads" -e "$events" "$work/src" >/dev/null
 archive="$work/src/traces.otf2"
 echo "input: $(du -sb "$work/src" | cut -f1) bytes, $((ranks * threads)) locations x ~$events events"
-ms() { date +%s%N; }
 t0=$(ms); otf2-print "$archive" > /dev/null 2>&1; t1=$(ms)
 print_ms=$(( (t1 - t0) / 1000000 )); echo "otf2-print > /dev/null: $print_ms ms"
 t0=$(ms); "$work/iterate" "$archive"; t1=$(ms)
 iter_ms=$(( (t1 - t0) / 1000000 )); echo "C iterate (reference reader): $iter_ms ms"
 
-mkdir "$work/mnt"
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
+mount_bg "$work/src" "$work/mnt"
 t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms)
 cat_ms=$(( (t1 - t0) / 1000000 ))
 echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes (otf2-print/hpcfs time: $(( print_ms * 100 / (cat_ms + 1) ))%)"
@@ -78,5 +71,4 @@ for v in events.txt locations/0/events.csv; do
   t0=$(ms); dd if="$work/mnt/$v" bs=4096 skip=$(( s / 8192 )) count=1 status=none > /dev/null; t1=$(ms)
   echo "first byte in the middle of $v (sized): $(( (t1 - t0) / 1000000 )) ms"
 done
-fusermount3 -u "$work/mnt"; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg

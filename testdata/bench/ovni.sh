@@ -3,20 +3,11 @@
 # 4 threads x 1,000,000 events (~60 MB). Prints mount readiness, first stat
 # (sizing every event), cat throughput, tail latency and peak RSS.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 threads=${THREADS:-4} events=${EVENTS:-1000000}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/genovni -threads "$threads" -events "$events" "$work/src" >/dev/null
 echo "input: $(du -sb "$work/src/ovni" | cut -f1) bytes of streams, $((threads * events)) events"
-mkdir "$work/mnt"
-ms() { date +%s%N; }
-t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
-t1=$(ms); echo "mount ready: $(( (t1 - t0) / 1000000 )) ms (includes process start)"
+mount_bg "$work/src/ovni" "$work/mnt"
 t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); t1=$(ms)
 echo "first stat of events.txt: $(( (t1 - t0) / 1000000 )) ms, size $size bytes"
 t0=$(ms); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms)
@@ -26,22 +17,17 @@ t0=$(ms); tail -n 1 "$work/mnt/events.txt" > /dev/null; t1=$(ms)
 echo "tail -n 1 events.txt (page cache dropped): $(( (t1 - t0) / 1000000 )) ms"
 t0=$(ms); tail -n 1 "$work/mnt/loom.bignode/proc.1000/thread.1001/events.csv" > /dev/null; t1=$(ms)
 echo "tail -n 1 of one thread's events.csv (sizing it first): $(( (t1 - t0) / 1000000 )) ms"
-pkill -TERM -P $pid; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg
 
 # A second mount of the same trace reads sizes and checkpoints from the
 # on-disk index instead of measuring again.
-/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
+mount_bg "$work/src/ovni" "$work/mnt" --index-dir "$work/index"
 t0=$(ms); stat -c %s "$work/mnt/events.txt" >/dev/null; t1=$(ms)
 echo "first stat of events.txt, first mount with an index dir: $(( (t1 - t0) / 1000000 )) ms"
-pkill -TERM -P $pid; wait $pid || true
-/usr/bin/time -v -o "$work/time2.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "$work/index" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
+unmount_bg
+mount_bg "$work/src/ovni" "$work/mnt" --index-dir "$work/index"
 t0=$(ms); stat -c %s "$work/mnt/events.txt" >/dev/null; t1=$(ms)
 echo "first stat of events.txt, second mount (index hit): $(( (t1 - t0) / 1000000 )) ms"
 t0=$(ms); tail -n 1 "$work/mnt/events.txt" > /dev/null; t1=$(ms)
 echo "tail -n 1 events.txt, second mount: $(( (t1 - t0) / 1000000 )) ms"
-pkill -TERM -P $pid; wait $pid || true
+unmount_bg

@@ -13,21 +13,14 @@
 # sources, outside this repository); without it only hpcfs is measured.
 set -euo pipefail
 ovnidump=${1:-}
-cd "$(dirname "$0")/../.."
 threads=${THREADS:-4} events=${EVENTS:-1000000}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/genovni -layout v3 -threads "$threads" -events "$events" "$work/src" >/dev/null
 echo "input: $(du -sb "$work/src/ovni" | cut -f1) bytes of streams, $((threads * events)) events (spec v3)"
-mkdir "$work/mnt"
-ms() { date +%s%N; }
 rss() { grep -E 'Maximum resident set size' "$1" | awk '{print $NF " KB"}'; }
 cpu() { awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$1"; }
 
-/usr/bin/time -v -o "$work/time-hpcfs.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.01; done
+mount_bg "$work/src/ovni" "$work/mnt"
 size=$(stat -c %s "$work/mnt/events.txt")
 server=$(pgrep -P $pid | head -1)
 ticks() { awk '{print $14 + $15}' "/proc/$server/stat"; }
@@ -41,7 +34,7 @@ echo "hpcfs: CPU during the cat: hpcfs ${serve_cpu} s, cat $(cpu "$work/time-cat
 cp "$work/mnt/events.txt" "$work/hpcfs.txt" # for the comparison below, untimed
 fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt"
 wait $pid || true
-echo "hpcfs: mount process (mount, first stat, cat) $(cpu "$work/time-hpcfs.txt") s CPU, peak RSS $(rss "$work/time-hpcfs.txt")"
+echo "hpcfs: mount process (mount, first stat, cat) $(cpu "$work/time.txt") s CPU, peak RSS $(rss "$work/time.txt")"
 
 if [ -n "$ovnidump" ]; then
   t0=$(ms)

@@ -6,18 +6,12 @@
 # (@duckdb/node-api from .ci/setup); then trace.json against trace.pftrace;
 # and the server's peak RSS.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 threads=${THREADS:-1} events=${EVENTS:-2000000}
 duckdb=${HPCFS_DUCKDB:-$HOME/.cache/hpcfs-duckdb}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/genovni -threads "$threads" -events "$events" "$work/src" >/dev/null
-mkdir "$work/mnt"
-ms() { echo $(( $(date +%s%N) / 1000000 )); }
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.002; done
+mount_bg "$work/src/ovni" "$work/mnt"
+ms() { echo $(( $(date +%s%N) / 1000000 )); } # here in ms
 dir=$(dirname "$(ls -d "$work"/mnt/loom.*/proc.*/thread.*/events.csv | head -1)")
 for f in events.csv events.parquet; do
   t0=$(ms); size=$(stat -c %s "$dir/$f"); t1=$(ms)
@@ -46,5 +40,4 @@ for f in trace.json trace.pftrace; do
   t0=$(ms); size=$(stat -c %s "$work/mnt/$f"); cat "$work/mnt/$f" >/dev/null; t1=$(ms)
   echo "$f: $size bytes, stat + cat $((t1 - t0)) ms"
 done
-fusermount3 -u "$work/mnt"; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg

@@ -5,16 +5,10 @@
 # and events.csv) in its own order; every reader's checksums must equal a
 # single reader's. Prints the wall time and the peak RSS of hpcfs.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 threads=${THREADS:-4} events=${EVENTS:-1000000} readers=${READERS:-32}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/genovni -threads "$threads" -events "$events" "$work/src" >/dev/null
-mkdir "$work/mnt"
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/src/ovni" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.01; done
+mount_bg "$work/src/ovni" "$work/mnt"
 (cd "$work/mnt" && find . -name 'events.*' -type f | sort) > "$work/views"
 (cd "$work/mnt" && xargs md5sum < "$work/views") > "$work/want"
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
@@ -29,5 +23,4 @@ t1=$(date +%s%N)
 bad=0
 for r in $(seq "$readers"); do cmp -s <(sort -k2 "$work/want") "$work/got.$r" || bad=$((bad + 1)); done
 echo "$readers readers x $(wc -l < "$work/views") views: $(( (t1 - t0) / 1000000 )) ms, $bad readers saw different bytes"
-kill -TERM $(pgrep -P $pid) 2>/dev/null || kill -TERM $pid; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg

@@ -6,21 +6,11 @@
 # Targets (issue 5): mount < 100 ms, cat functions.csv <= 1 s, any
 # functions/<nr>-<name>/callers.csv <= 20 ms.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
 functions=${FUNCTIONS:-100000} calls=${CALLS:-1000000}
-work=$(mktemp -d)
-trap 'fusermount3 -u "$work/mnt" 2>/dev/null || umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/hpcfs" ./cmd/hpcfs
+. "$(dirname "$0")/lib.sh"
 go run ./testdata/cmd/genwebgrind -functions "$functions" -calls "$calls" -o "$work/callgrind.out.webgrind"
 echo "input: $(stat -c %s "$work/callgrind.out.webgrind") bytes, $functions functions, $calls sub-call entries"
-mkdir "$work/mnt"
-ms() { date +%s%N; }
-el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
-t0=$(ms)
-/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" mount -f --log-level warn --index-dir "" "$work/callgrind.out.webgrind" "$work/mnt" &
-pid=$!
-until grep -qs " $work/mnt " /proc/mounts; do sleep 0.001; done
-t1=$(ms); echo "mount ready: $(el $t0 $t1) (includes process start)"
+mount_bg "$work/callgrind.out.webgrind" "$work/mnt"
 m="$work/mnt"
 # callers.csv of functions before anything else was read (cold: no table yet)
 for nr in 0 50000 99999; do
@@ -50,5 +40,4 @@ for nr in 12345 77777; do
 	t0=$(ms); cat "$m/functions/$name/callers.csv" "$m/functions/$name/callees.csv" > /dev/null; t1=$(ms)
 	echo "warm functions/$name callers.csv + callees.csv: $(el $t0 $t1)"
 done
-kill -TERM $(pgrep -P $pid) 2>/dev/null || kill -TERM $pid; wait $pid || true
-grep -E 'Maximum resident set size' "$work/time.txt" | sed 's/^\s*/hpcfs process: /'
+unmount_bg

@@ -1,0 +1,38 @@
+# What the benchmark scripts share; each sources it after `set -euo
+# pipefail`. It moves to the module root, makes the scratch folder $work
+# (at exit, mounts at $work/mnt* are unmounted and it is removed) and
+# builds $work/hpcfs.
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+work=$(mktemp -d)
+trap 'for m in "$work"/mnt*; do fusermount3 -u "$m" 2>/dev/null || umount "$m" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+go build -o "$work/hpcfs" ./cmd/hpcfs
+
+# ms: the time now, in nanoseconds; el T0 T1: the time between, in ms.
+ms() { date +%s%N; }
+el() { echo "$(( ($2 - $1) / 1000000 )).$(( ($2 - $1) / 100000 % 10 )) ms"; }
+# mbps BYTES T0 T1: the rate of reading BYTES between T0 and T1.
+mbps() { echo "$(( $1 * 1000 / ($3 - $2 + 1) )) MB/s"; }
+
+# mount_bg SOURCE MOUNTPOINT [FLAGS...]: mounts SOURCE with `hpcfs FLAGS
+# mount -f` in the background, under /usr/bin/time -v (its report in
+# $work/time.txt), without an on-disk index unless FLAGS name one; sets
+# $pid and, once mounted, says how long that took.
+mount_bg() {
+	local src=$1 mnt=$2 t0 t1
+	shift 2
+	mkdir -p "$mnt"
+	t0=$(ms)
+	/usr/bin/time -v -o "$work/time.txt" "$work/hpcfs" --index-dir "" "$@" mount -f --log-level warn "$src" "$mnt" &
+	pid=$!
+	until grep -qs " $mnt " /proc/mounts; do sleep 0.001; done
+	t1=$(ms)
+	echo "mount ready: $(el "$t0" "$t1") (includes process start)"
+}
+
+# unmount_bg [LABEL]: stops the mount of mount_bg with SIGTERM and prints
+# the peak RSS of its hpcfs process.
+unmount_bg() {
+	kill -TERM $(pgrep -P "$pid") 2>/dev/null || kill -TERM "$pid"
+	wait "$pid" || true
+	grep -E 'Maximum resident set size' "$work/time.txt" | sed "s/^\s*/hpcfs process${1:+ ($1)}: /"
+}
