@@ -1,13 +1,14 @@
 // Package testdata locates test inputs: the corpus of real files (see
 // CorpusDir) and this directory; ReadFS, ReadCSV and TraceNanos read the
-// views of a tree in tests. Generators of
-// synthetic inputs live in testdata/gen/<format>.
+// views of a tree in tests, ReadViews as the kernel does (benchmarks).
+// Generators of synthetic inputs live in testdata/gen/<format>.
 package testdata
 
 import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -116,4 +117,34 @@ func CopyDir(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ReadViews reads each view of fsys whole, in sequential 128 KiB reads
+// at offsets (what the kernel sends), and returns their summed size.
+func ReadViews(tb testing.TB, fsys fs.FS, views ...string) int64 {
+	tb.Helper()
+	buf := make([]byte, 128<<10)
+	var total int64
+	for _, v := range views {
+		f, err := fsys.Open(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		info, err := f.Stat()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		r, ok := f.(io.ReaderAt)
+		if !ok {
+			tb.Fatalf("%s: not an io.ReaderAt", v)
+		}
+		for off := int64(0); off < info.Size(); off += int64(len(buf)) {
+			if _, err := r.ReadAt(buf, off); err != nil && err != io.EOF {
+				tb.Fatalf("%s at %d: %v", v, off, err)
+			}
+		}
+		f.Close()
+		total += info.Size()
+	}
+	return total
 }

@@ -1,9 +1,9 @@
 package otf2
 
 import (
-	"io"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/otf2"
 )
 
@@ -14,25 +14,12 @@ func benchViews(b *testing.B, views ...string) {
 	if _, err := gen.Random(1, 4, 200_000).Write(dir); err != nil {
 		b.Fatal(err)
 	}
-	buf := make([]byte, 128<<10)
 	for b.Loop() {
 		src, err := Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var total int64
-		for _, v := range views {
-			f, err := src.FS().Open(v)
-			if err != nil {
-				b.Fatal(err)
-			}
-			info, _ := f.Stat()
-			total += info.Size()
-			r := f.(io.ReaderAt)
-			for off := int64(0); off < info.Size(); off += int64(len(buf)) {
-				r.ReadAt(buf, off)
-			}
-		}
+		total := testdata.ReadViews(b, src.FS(), views...)
 		b.SetBytes(total)
 		src.Close()
 	}

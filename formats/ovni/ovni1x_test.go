@@ -29,6 +29,21 @@ var corpus1x = []struct{ name, oracle, version string }{
 	{"v3-1.14.0-test-flush-jumbo", "ovnidump-x.txt.gz", "ovni 1.11+ (spec v3), written by libovni 1.14.0"},
 }
 
+// A corpusTrace is a corpus trace of any release with its ovnidump oracle.
+type corpusTrace struct{ name, dir, oracle string }
+
+// allCorpus is every ovni and ovni-1x corpus case.
+func allCorpus(t *testing.T) []corpusTrace {
+	var cases []corpusTrace
+	for _, c := range corpusCases {
+		cases = append(cases, corpusTrace{c, testdata.Corpus(t, "ovni", c), "ovnidump.txt"})
+	}
+	for _, c := range corpus1x {
+		cases = append(cases, corpusTrace{c.name, testdata.Corpus(t, "ovni-1x", c.name), c.oracle})
+	}
+	return cases
+}
+
 func TestCorpus1xMatchesOvnidump(t *testing.T) {
 	for _, c := range corpus1x {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,12 +131,7 @@ func TestCorpus1xTables(t *testing.T) {
 // and jumbo events, and returns it with its expected events.txt.
 func synthetic1x(t *testing.T, layout gen.Layout, lib string) (string, []byte) {
 	t.Helper()
-	type line struct {
-		clock uint64
-		key   string
-		text  string
-	}
-	var lines []line
+	var lines []dumpLine
 	var procs []gen.Proc
 	for _, loom := range []string{"b.node", "a"} {
 		for _, pid := range []int64{30, 4} {
@@ -149,33 +159,18 @@ func synthetic1x(t *testing.T, layout gen.Layout, lib string) (string, []byte) {
 				}
 				last := int64(0)
 				for i, ev := range evs {
-					key := fmt.Sprintf("%s/%09d/%09d/%09d", loom, pid, tid, i)
 					text := gen.HexLine(rel, ev)
 					if layout == gen.LayoutObs || lib == "1.5.1" {
 						text = gen.DeltaLine(rel, ev, last)
 					}
 					last = int64(ev.Clock)
-					lines = append(lines, line{ev.Clock, key, text + "\n"})
+					lines = append(lines, newDumpLine(loom, pid, tid, i, ev.Clock, text))
 				}
 			}
 			procs = append(procs, p)
 		}
 	}
-	slices.SortStableFunc(lines, func(a, b line) int {
-		if a.clock != b.clock {
-			return int(a.clock) - int(b.clock)
-		}
-		return strings.Compare(a.key, b.key)
-	})
-	var want []byte
-	for _, l := range lines {
-		want = append(want, l.text...)
-	}
-	dir, err := gen.Write(t.TempDir(), procs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, want
+	return writeTrace(t, procs, lines)
 }
 
 func TestSynthetic1xLayouts(t *testing.T) {

@@ -148,12 +148,7 @@ func TestCorpusTables(t *testing.T) {
 // order of equal clocks is exercised, and returns its expected dump.
 func synthetic(t *testing.T, header bool) (string, []byte) {
 	t.Helper()
-	type line struct {
-		clock uint64
-		key   string
-		text  string
-	}
-	var lines []line
+	var lines []dumpLine
 	var procs []gen.Proc
 	for _, loom := range []string{"b.node", "a"} {
 		for _, pid := range []int64{30, 4} {
@@ -165,14 +160,32 @@ func synthetic(t *testing.T, header bool) (string, []byte) {
 				}
 				p.Streams = append(p.Streams, gen.Stream{TID: tid, Events: evs})
 				for i, ev := range evs {
-					key := fmt.Sprintf("%s/%09d/%09d/%09d", loom, pid, tid, i)
-					lines = append(lines, line{ev.Clock, key, gen.DumpLine(loom, pid, tid, ev) + "\n"})
+					lines = append(lines, newDumpLine(loom, pid, tid, i, ev.Clock, gen.DumpLine(loom, pid, tid, ev)))
 				}
 			}
 			procs = append(procs, p)
 		}
 	}
-	slices.SortStableFunc(lines, func(a, b line) int {
+	return writeTrace(t, procs, lines)
+}
+
+// A dumpLine is one line of an expected events.txt with what orders it:
+// its clock, then its stream and index in the stream (key).
+type dumpLine struct {
+	clock uint64
+	key   string
+	text  string
+}
+
+func newDumpLine(loom string, pid, tid int64, i int, clock uint64, text string) dumpLine {
+	return dumpLine{clock, fmt.Sprintf("%s/%09d/%09d/%09d", loom, pid, tid, i), text + "\n"}
+}
+
+// writeTrace writes procs to a fresh folder and returns it with the
+// events.txt expected: lines merged by clock, equal clocks in key order.
+func writeTrace(t *testing.T, procs []gen.Proc, lines []dumpLine) (string, []byte) {
+	t.Helper()
+	slices.SortStableFunc(lines, func(a, b dumpLine) int {
 		if a.clock != b.clock {
 			return int(a.clock) - int(b.clock)
 		}

@@ -17,15 +17,7 @@ import (
 // events of the ovnidump oracle, in order, and last from the first state
 // event to the thread's last event (less the time after an OHe).
 func TestTraceStates(t *testing.T) {
-	type tc struct{ name, dir, oracle string }
-	var cases []tc
-	for _, c := range corpusCases {
-		cases = append(cases, tc{c, testdata.Corpus(t, "ovni", c), "ovnidump.txt"})
-	}
-	for _, c := range corpus1x {
-		cases = append(cases, tc{c.name, testdata.Corpus(t, "ovni-1x", c.name), c.oracle})
-	}
-	for _, c := range cases {
+	for _, c := range allCorpus(t) {
 		t.Run(c.name, func(t *testing.T) {
 			wantNames := map[int64][]string{}
 			wantDur := map[int64]int64{}

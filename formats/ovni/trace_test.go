@@ -85,15 +85,7 @@ type chromeDoc struct {
 // X event per burst of the ovnidump oracle with the same summed duration,
 // and one instant event per other event.
 func TestTraceBursts(t *testing.T) {
-	type tc struct{ name, dir, oracle string }
-	var cases []tc
-	for _, c := range corpusCases {
-		cases = append(cases, tc{c, testdata.Corpus(t, "ovni", c), "ovnidump.txt"})
-	}
-	for _, c := range corpus1x {
-		cases = append(cases, tc{c.name, testdata.Corpus(t, "ovni-1x", c.name), c.oracle})
-	}
-	for _, c := range cases {
+	for _, c := range allCorpus(t) {
 		t.Run(c.name, func(t *testing.T) {
 			bursts, durs, singles := oracleBursts(t, ovnidump.Read(t, filepath.Join(c.dir, c.oracle)))
 			var doc chromeDoc
