@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
 	dcpigen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
 	wggen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
@@ -102,40 +103,28 @@ func headerSources(t *testing.T) []string {
 // header row the issues name, and that every CSV has a header.
 func TestCSVHeaders(t *testing.T) {
 	seen := map[string]bool{}
-	for _, source := range headerSources(t) {
-		src, err := Open(source)
-		if err != nil {
-			t.Fatalf("%s: %v", source, err)
+	walkViews(t, func(src *vfs.Source, fsys fs.FS, p string) {
+		if !strings.HasSuffix(p, ".csv") {
+			return
 		}
-		fsys := src.FS()
-		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || p == "raw" || strings.HasPrefix(p, "raw/") || !strings.HasSuffix(p, ".csv") {
-				if d != nil && d.IsDir() && p == "raw" {
-					return fs.SkipDir
-				}
-				return nil
+		got := firstLine(t, fsys, p)
+		for pattern, want := range csvHeaders {
+			pat, format, _ := strings.Cut(pattern, "@")
+			if format != "" && format != src.Format {
+				continue
 			}
-			got := firstLine(t, fsys, p)
-			for pattern, want := range csvHeaders {
-				pat, format, _ := strings.Cut(pattern, "@")
-				if format != "" && format != src.Format {
-					continue
-				}
-				if ok, _ := path.Match(pat, p); !ok {
-					continue
-				}
-				seen[pattern] = true
-				if strings.HasSuffix(want, ",") && !strings.HasPrefix(got, want) || !strings.HasSuffix(want, ",") && got != want {
-					t.Errorf("%s %s: header %q, want %q", src.Format, p, got, want)
-				}
+			if ok, _ := path.Match(pat, p); !ok {
+				continue
 			}
-			if got == "" || strings.ContainsAny(got, " ") && !strings.Contains(got, ",") {
-				t.Errorf("%s %s: no CSV header row: %q", src.Format, p, got)
+			seen[pattern] = true
+			if strings.HasSuffix(want, ",") && !strings.HasPrefix(got, want) || !strings.HasSuffix(want, ",") && got != want {
+				t.Errorf("%s %s: header %q, want %q", src.Format, p, got, want)
 			}
-			return nil
-		})
-		src.Close()
-	}
+		}
+		if got == "" || strings.ContainsAny(got, " ") && !strings.Contains(got, ",") {
+			t.Errorf("%s %s: no CSV header row: %q", src.Format, p, got)
+		}
+	})
 	for pattern := range csvHeaders {
 		if !seen[pattern] {
 			t.Errorf("no view matched %s", pattern)
@@ -146,6 +135,22 @@ func TestCSVHeaders(t *testing.T) {
 // TestREADMEWidth checks that every README.txt of a source of each format
 // fits in 100 columns.
 func TestREADMEWidth(t *testing.T) {
+	walkViews(t, func(src *vfs.Source, fsys fs.FS, p string) {
+		if path.Base(p) != "README.txt" {
+			return
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLineWidth(t, src.Format+" "+p, string(b))
+	})
+}
+
+// walkViews calls fn with every generated file (raw/ left out) of a
+// source of each format (headerSources).
+func walkViews(t *testing.T, fn func(src *vfs.Source, fsys fs.FS, p string)) {
+	t.Helper()
 	for _, source := range headerSources(t) {
 		src, err := Open(source)
 		if err != nil {
@@ -156,12 +161,8 @@ func TestREADMEWidth(t *testing.T) {
 			if d != nil && d.IsDir() && p == "raw" {
 				return fs.SkipDir
 			}
-			if err == nil && path.Base(p) == "README.txt" {
-				b, err := fs.ReadFile(fsys, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				checkLineWidth(t, src.Format+" "+p, string(b))
+			if err == nil && !d.IsDir() {
+				fn(src, fsys, p)
 			}
 			return nil
 		})

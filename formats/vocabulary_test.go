@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
 // vocabulary is what docs/vocabulary.md allows: names for every format,
@@ -95,38 +97,26 @@ func set(names ...string) map[string]bool {
 // but put inclusive/exclusive at the end, as <metric>_inc/<metric>_exc.
 func TestCSVHeadersFollowVocabulary(t *testing.T) {
 	v := readVocabulary(t)
-	for _, source := range headerSources(t) {
-		src, err := Open(source)
-		if err != nil {
-			t.Fatalf("%s: %v", source, err)
+	walkViews(t, func(src *vfs.Source, fsys fs.FS, p string) {
+		if !strings.HasSuffix(p, ".csv") {
+			return
 		}
-		fsys := src.FS()
-		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if d != nil && d.IsDir() && p == "raw" {
-				return fs.SkipDir
+		columns := strings.Split(firstLine(t, fsys, p), ",")
+		fixed := len(columns)
+		for pattern, want := range csvHeaders {
+			pat, format, _ := strings.Cut(pattern, "@")
+			if ok, _ := path.Match(pat, p); ok && (format == "" || format == src.Format) && strings.HasSuffix(want, ",") {
+				fixed = strings.Count(want, ",")
 			}
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".csv") {
-				return nil
+		}
+		for i, c := range columns {
+			switch {
+			case i < fixed && !v.allows(src.Format, c) && !pendingRenames[src.Format][c] && !dataMade[src.Format][c]:
+				t.Errorf("%s %s: column %q is not in docs/vocabulary.md", src.Format, p, c)
+			case i >= fixed && (strings.HasPrefix(c, "self_") || strings.HasPrefix(c, "inclusive_") || strings.HasPrefix(c, "exclusive_")) &&
+				!pendingRenames[src.Format][c]:
+				t.Errorf("%s %s: data-made column %q: write <metric>_inc/<metric>_exc", src.Format, p, c)
 			}
-			columns := strings.Split(firstLine(t, fsys, p), ",")
-			fixed := len(columns)
-			for pattern, want := range csvHeaders {
-				pat, format, _ := strings.Cut(pattern, "@")
-				if ok, _ := path.Match(pat, p); ok && (format == "" || format == src.Format) && strings.HasSuffix(want, ",") {
-					fixed = strings.Count(want, ",")
-				}
-			}
-			for i, c := range columns {
-				switch {
-				case i < fixed && !v.allows(src.Format, c) && !pendingRenames[src.Format][c] && !dataMade[src.Format][c]:
-					t.Errorf("%s %s: column %q is not in docs/vocabulary.md", src.Format, p, c)
-				case i >= fixed && (strings.HasPrefix(c, "self_") || strings.HasPrefix(c, "inclusive_") || strings.HasPrefix(c, "exclusive_")) &&
-					!pendingRenames[src.Format][c]:
-					t.Errorf("%s %s: data-made column %q: write <metric>_inc/<metric>_exc", src.Format, p, c)
-				}
-			}
-			return nil
-		})
-		src.Close()
-	}
+		}
+	})
 }
