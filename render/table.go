@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,16 +15,18 @@ import (
 type Kind uint8
 
 const (
-	String Kind = iota // text; quoted in CSV when RFC 4180 needs it
-	Int                // signed decimal integer
-	Uint               // unsigned decimal integer
-	Float              // CSV: shortest decimal that reads back (AppendFloat); text: 6 significant digits
-	Hex                // 0x and lower-case hex digits, zero-padded to Column.Digits
-	Ns                 // a time or duration in integer nanoseconds (signed)
-	Pct                // a percentage with 2 decimals
+	String    Kind = iota // text; quoted in CSV when RFC 4180 needs it
+	Int                   // signed decimal integer
+	Uint                  // unsigned decimal integer
+	Float                 // CSV: shortest decimal that reads back (AppendFloat); text: 6 significant digits
+	Hex                   // 0x and lower-case hex digits, zero-padded to Column.Digits
+	Ns                    // a time or duration in integer nanoseconds (signed)
+	Pct                   // a percentage with 2 decimals
+	PctHalfUp             // a percentage with 2 decimals, halves rounded up as PHP's number_format (AppendPctHalfUp)
+	Number                // an Int, Uint or Float cell, each as its own kind writes it (a metric integer in one row, real in another)
 )
 
-var kindNames = [...]string{"String", "Int", "Uint", "Float", "Hex", "Ns", "Pct"}
+var kindNames = [...]string{"String", "Int", "Uint", "Float", "Hex", "Ns", "Pct", "PctHalfUp", "Number"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -38,9 +42,23 @@ type Column struct {
 	// Digits is the least number of hex digits of a Hex column.
 	Digits int
 	// Width is the least width of the column in the text rendering,
-	// counting the blank that separates it from the column before; cells
-	// are right-aligned, String cells left-aligned.
+	// counting the separator before it (Sep); cells are right-aligned,
+	// String cells left-aligned.
 	Width int
+	// Sep is what separates the column from the one before in the text
+	// rendering; "" is one blank.
+	Sep string
+}
+
+// sep is the text separator before column i.
+func (c *Column) sep(i int) string {
+	switch {
+	case i == 0:
+		return ""
+	case c.Sep == "":
+		return " "
+	}
+	return c.Sep
 }
 
 // A Row receives the cells of one table row, in column order.
@@ -98,6 +116,10 @@ type Scanner interface {
 // index by render, so a table needs no cursor or state codec of its own.
 type Table struct {
 	Columns []Column
+	// Layout, when not nil, gives the columns on first use instead of
+	// Columns: columns that depend on what only a lazy read of the input
+	// tells (a profile's events or metrics). Called once.
+	Layout func() []Column
 	// Inputs, when not nil, names files beyond the source's own that the
 	// rows depend on (see ExtraInputs); asked for on first sizing.
 	Inputs func() []string
@@ -106,6 +128,18 @@ type Table struct {
 	// may be damaged: Open checks it (an error makes render measure the
 	// view again).
 	Open func(pos []byte) (Scanner, error)
+
+	layoutOnce sync.Once
+	cols       []Column
+}
+
+// columns are the table's columns: Columns, or what Layout gives.
+func (t *Table) columns() []Column {
+	if t.Layout == nil {
+		return t.Columns
+	}
+	t.layoutOnce.Do(func() { t.cols = t.Layout() })
+	return t.cols
 }
 
 // Counted is the Open of a table of n rows, row i filled by fill.
@@ -153,7 +187,7 @@ func (t *Table) Text(preamble func() ([]byte, error)) View {
 // Header is the CSV header row of the table.
 func (t *Table) Header() string {
 	var b strings.Builder
-	for i, c := range t.Columns {
+	for i, c := range t.columns() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -166,12 +200,13 @@ func (t *Table) Header() string {
 // textHeader is the aligned line of column names.
 func (t *Table) textHeader() []byte {
 	var row Row
-	for _, c := range t.Columns {
+	cols := t.columns()
+	for _, c := range cols {
 		row.Str(c.Name)
 	}
 	var dst []byte
-	for i, c := range t.Columns {
-		dst = appendTextCell(dst, i, c, row.cells[i], i == len(t.Columns)-1)
+	for i, c := range cols {
+		dst = appendTextCell(dst, i, c, row.cells[i], i == len(cols)-1)
 	}
 	return append(dst, '\n')
 }
@@ -250,8 +285,8 @@ func (c *tableCursor) head() ([]byte, error) {
 func (c *tableCursor) scan() (bool, error) {
 	c.row.cells = c.row.cells[:0]
 	err := c.s.Scan(&c.row)
-	if err == nil && len(c.row.cells) != len(c.g.t.Columns) {
-		err = fmt.Errorf("render: a row of %d cells in a table of %d columns", len(c.row.cells), len(c.g.t.Columns))
+	if n := len(c.g.t.columns()); err == nil && len(c.row.cells) != n {
+		err = fmt.Errorf("render: a row of %d cells in a table of %d columns", len(c.row.cells), n)
 	}
 	if err != nil {
 		c.done = true
@@ -323,12 +358,16 @@ func endRows(err error, some bool) error {
 }
 
 func (g *tableGen) appendRow(dst []byte, cells []cell) ([]byte, error) {
-	cols := g.t.Columns
+	return g.t.appendRow(dst, cells, g.csv)
+}
+
+func (t *Table) appendRow(dst []byte, cells []cell, csv bool) ([]byte, error) {
+	cols := t.columns()
 	for i := range cells {
 		if err := check(cols[i], cells[i]); err != nil {
 			return dst, err
 		}
-		if g.csv {
+		if csv {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -341,7 +380,7 @@ func (g *tableGen) appendRow(dst []byte, cells []cell) ([]byte, error) {
 }
 
 func (g *tableGen) rowLen(cells []cell) (int64, error) {
-	cols := g.t.Columns
+	cols := g.t.columns()
 	n := len(cells) // the commas and the newline
 	if !g.csv {
 		n = 1
@@ -370,8 +409,10 @@ func check(col Column, c cell) error {
 		want = vInt
 	case Uint, Hex:
 		want = vUint
-	case Float, Pct:
+	case Float, Pct, PctHalfUp:
 		want = vFloat
+	case Number:
+		want = c.kind
 	}
 	if c.kind != want && c.kind != vEmpty {
 		return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
@@ -398,6 +439,12 @@ func appendValue(dst []byte, col Column, c cell, csv bool) []byte {
 		return AppendHexPadded(dst, c.u, col.Digits)
 	case Pct:
 		return AppendPct(dst, c.f)
+	case PctHalfUp:
+		return AppendPctHalfUp(dst, c.f)
+	case Number:
+		if c.kind == vUint {
+			return AppendUint(dst, c.u)
+		}
 	}
 	if csv {
 		return AppendFloat(dst, c.f)
@@ -423,6 +470,13 @@ func valueLen(col Column, c cell, csv bool) int {
 		return DecimalLen(c.u)
 	case Hex:
 		return 2 + max(col.Digits, HexLen(c.u))
+	case Number:
+		if c.kind == vUint {
+			return DecimalLen(c.u)
+		}
+		if csv {
+			return FloatLen(c.f)
+		}
 	case Float:
 		if csv {
 			return FloatLen(c.f)
@@ -478,16 +532,12 @@ func textWidth(col Column, c cell) int {
 // textPad is the number of blanks before (right-aligned) or after
 // (left-aligned String) a text cell of n bytes in column i.
 func textPad(i int, col Column, n int) int {
-	if i > 0 {
-		n++ // the separating blank
-	}
+	n += len(col.sep(i))
 	return max(col.Width-n, 0)
 }
 
 func appendTextCell(dst []byte, i int, col Column, c cell, last bool) []byte {
-	if i > 0 {
-		dst = append(dst, ' ')
-	}
+	dst = append(dst, col.sep(i)...)
 	pad := textPad(i, col, textWidth(col, c))
 	left := col.Kind == String
 	if c.kind == vString && !left { // a header over numbers
@@ -509,10 +559,7 @@ func textCellLen(i int, col Column, c cell, last bool) int {
 	if col.Kind == String && last {
 		pad = 0
 	}
-	if i > 0 {
-		n++
-	}
-	return n + pad
+	return n + len(col.sep(i)) + pad
 }
 
 func appendBlanks(dst []byte, n int) []byte {
@@ -523,3 +570,123 @@ func appendBlanks(dst []byte, n int) []byte {
 }
 
 var _ StateCodec = (*tableGen)(nil)
+
+// Groups is the Open of a table whose rows come in n groups (the calls
+// of a function, the invocations of one): group(i) returns the number of
+// rows of group i, the fill of its row j and an error that ends the table
+// after those rows (nil when the group is whole). Positions are (group,
+// row); a scanner resumed in a group asks group(i) again.
+func Groups(n int64, group func(i int64) (int64, func(j int64, row *Row) error, error)) func(pos []byte) (Scanner, error) {
+	return func(pos []byte) (Scanner, error) {
+		s := &grouped{n: n, group: group}
+		if len(pos) > 0 {
+			r := NewStateReader(pos)
+			s.i, s.j = int64(r.Uint(uint64(n))), int64(r.Uint(1<<62))
+			if err := r.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}
+}
+
+type grouped struct {
+	i, j, n int64
+	group   func(int64) (int64, func(int64, *Row) error, error)
+
+	loaded bool // k, fill and err are group i's
+	k      int64
+	fill   func(int64, *Row) error
+	err    error
+}
+
+func (s *grouped) Scan(row *Row) error {
+	for s.i < s.n {
+		if !s.loaded {
+			s.k, s.fill, s.err = s.group(s.i)
+			s.loaded = true
+		}
+		if s.j < s.k {
+			if err := s.fill(s.j, row); err != nil {
+				return err
+			}
+			s.j++
+			return nil
+		}
+		if s.err != nil {
+			return s.err
+		}
+		s.i, s.j, s.loaded = s.i+1, 0, false
+	}
+	return io.EOF
+}
+
+func (s *grouped) Pos() []byte {
+	return (&StateWriter{}).Uint(uint64(s.i)).Uint(uint64(s.j)).Bytes()
+}
+
+// AppendCSV appends the whole table as CSV: a small table's bytes (see
+// SmallCSV). On an error that ends the rows it returns the rows before it
+// with the error.
+func (t *Table) AppendCSV(dst []byte) ([]byte, error) {
+	c, err := (&tableGen{t: t, csv: true}).Start(nil)
+	if err != nil {
+		return dst, err
+	}
+	for {
+		if dst, err = c.Next(dst); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return dst, err
+		}
+	}
+}
+
+// SmallCSV returns the table as the CSV view of a small file (Bytes):
+// rendered whole on first use, without checkpoints or a Parquet twin.
+func (t *Table) SmallCSV(onDataError func(error)) View {
+	return Bytes(func() ([]byte, error) { return t.AppendCSV(nil) }, onDataError)
+}
+
+// AppendPctHalfUp appends a percentage with 2 decimals as PHP's
+// number_format(v, 2) writes it (webgrind's tables): v is first rounded
+// to 15 significant digits, then a half rounds up. Values past 2^53
+// hundredths, negative or NaN are written as AppendPct writes them.
+func AppendPctHalfUp(dst []byte, v float64) []byte {
+	hundredths := v * 100
+	if hundredths >= 1<<53 || math.IsNaN(hundredths) || v < 0 {
+		return AppendPct(dst, v)
+	}
+	n := uint64(math.Floor(hundredths + 0.5))
+	if frac := hundredths - math.Floor(hundredths); math.Abs(frac-0.5) < 1e-6 {
+		n = roundHalfUpPHP(v)
+	}
+	dst = AppendUint(dst, n/100)
+	dst = append(dst, '.')
+	return AppendPadded(dst, n%100, 2)
+}
+
+// roundHalfUpPHP is round(v*100) as PHP's round(v, 2) computes it near a
+// half: v is first rounded to 15 significant digits, then half rounds up.
+func roundHalfUpPHP(v float64) uint64 {
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // d.dddddddddddddde±XX
+	var mant [15]byte
+	mant[0] = s[0]
+	copy(mant[1:], s[2:16])
+	exp, _ := strconv.Atoi(string(s[17:]))
+	keep := exp + 3 // digits of v*100 before the decimal point
+	var n uint64
+	for k := 0; k < keep; k++ {
+		d := uint64(0)
+		if k < len(mant) {
+			d = uint64(mant[k] - '0')
+		}
+		n = n*10 + d
+	}
+	if keep >= 0 && keep < len(mant) && mant[keep] >= '5' {
+		n++
+	}
+	return n
+}

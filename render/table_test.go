@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -309,4 +310,189 @@ func readAll(t *testing.T, v View) []byte {
 		t.Fatalf("read %d of %d: %v", n, size, err)
 	}
 	return b
+}
+
+// TestPctHalfUp: PHP's rounding of the fast path equals the emulation of
+// PHP's round (15 significant digits, then half up) on many values,
+// exact halves included, and a few written out.
+func TestPctHalfUp(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "0.00"}, {12.5, "12.50"}, {0.125, "0.13"}, {100.0 / 3, "33.33"}, {200.0 / 3, "66.67"}, {0.0005, "0.00"}, {0.005, "0.01"}, {-1.005, "-1.00"}} {
+		if got := string(AppendPctHalfUp(nil, c.v)); got != c.want {
+			t.Errorf("AppendPctHalfUp(%v) = %s, want %s", c.v, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewSource(1))
+	for k := 0; k < 200000; k++ {
+		cost := uint64(r.Int63n(1 << 33))
+		summary := float64(1 + r.Int63n(1<<34))
+		if k%3 == 0 {
+			summary = float64(uint64(1) << uint(r.Intn(12))) // exact halves
+			cost = uint64(r.Intn(100000))
+		}
+		if cost == 0 {
+			continue
+		}
+		v := float64(cost*100) / summary
+		n := roundHalfUpPHP(v)
+		want := strconv.FormatUint(n/100, 10) + "." + fmt.Sprintf("%02d", n%100)
+		if got := string(AppendPctHalfUp(nil, v)); got != want {
+			t.Fatalf("pct(%d, %v) = %s, PHP rounding %s", cost, summary, got, want)
+		}
+	}
+}
+
+// groupTable is a table of n groups, group i of i%4 rows (i, j, a name
+// with a comma every third row), ending with end after the last group.
+func groupTable(n int64, end error, layouts *atomic.Int64) *Table {
+	return &Table{
+		Layout: func() []Column {
+			layouts.Add(1)
+			return []Column{{Name: "i", Kind: Uint, Width: 6}, {Name: "j", Kind: Int, Sep: ":"}, {Name: "name", Sep: "  "}, {Name: "v", Kind: Number, Width: 12}}
+		},
+		Open: Groups(n+1, func(i int64) (int64, func(int64, *Row) error, error) {
+			if i == n {
+				return 0, nil, end
+			}
+			return i % 4, func(j int64, r *Row) error {
+				r.Uint(uint64(i)).Int(-j)
+				if j%3 == 2 {
+					r.Str("a,b")
+				} else {
+					r.Str("n" + strconv.FormatInt(i, 10))
+				}
+				if j%2 == 0 {
+					r.Uint(uint64(i * j))
+				} else {
+					r.Float(float64(i) / 8)
+				}
+				return nil
+			}, nil
+		}),
+	}
+}
+
+// groupReference renders groupTable by hand, as CSV or text.
+func groupReference(n int64, csv bool) []byte {
+	var b bytes.Buffer
+	if csv {
+		b.WriteString("i,j,name,v\n")
+	} else {
+		fmt.Fprintf(&b, "%6s:%s  %s %11s\n", "i", "j", "name", "v")
+	}
+	for i := range n {
+		for j := range i % 4 {
+			name := "n" + strconv.FormatInt(i, 10)
+			if j%3 == 2 {
+				name = "a,b"
+			}
+			v := strconv.FormatInt(i*j, 10)
+			if j%2 == 1 {
+				v = FormatFloat(float64(i) / 8)
+				if !csv {
+					v = string(AppendC(nil, float64(i)/8, 'g'))
+				}
+			}
+			if csv {
+				if j%3 == 2 {
+					name = `"a,b"`
+				}
+				fmt.Fprintf(&b, "%d,%d,%s,%s\n", i, -j, name, v)
+			} else {
+				fmt.Fprintf(&b, "%6d:%d  %s %11s\n", i, -j, name, v)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// TestTableGroups: a Groups table with a lazy Layout, text separators and
+// a Number column renders as written by hand, as CSV and text, counted
+// sizes equal rendered ones, random reads equal the whole, the layout is
+// asked for once, and the error after the last group ends the view (and
+// AppendCSV returns it with the rows before).
+func TestTableGroups(t *testing.T) {
+	const n = 20000
+	var layouts atomic.Int64
+	tab := groupTable(n, nil, &layouts)
+	for _, csv := range []bool{true, false} {
+		want := groupReference(n, csv)
+		v := tab.CSV()
+		if !csv {
+			v = tab.Text(nil)
+		}
+		size, err := v.Size()
+		if err != nil || size != int64(len(want)) {
+			t.Fatalf("csv=%v: size %d (%v), want %d", csv, size, err, len(want))
+		}
+		if got := readAll(t, v); !bytes.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("csv=%v: differs at %d: %q vs %q", csv, i, got[max(i-40, 0):min(i+40, len(got))], want[max(i-40, 0):min(i+40, len(want))])
+		}
+		rng := rand.New(rand.NewSource(5))
+		for range 100 {
+			off := rng.Int63n(size)
+			buf := make([]byte, min(rng.Int63n(70000)+1, size-off))
+			if k, err := v.ReadAt(buf, off); k != len(buf) || !bytes.Equal(buf, want[off:off+int64(k)]) {
+				t.Fatalf("csv=%v: ReadAt(%d) = %d, %v, or differs", csv, off, k, err)
+			}
+		}
+	}
+	if layouts.Load() != 1 {
+		t.Errorf("Layout called %d times", layouts.Load())
+	}
+	small, err := tab.AppendCSV(nil)
+	if err != nil || !bytes.Equal(small, groupReference(n, true)) {
+		t.Fatalf("AppendCSV differs from the stream (%v)", err)
+	}
+	end := fmt.Errorf("cut: %w", io.ErrUnexpectedEOF)
+	cut := groupTable(10, end, new(atomic.Int64))
+	b, err := cut.AppendCSV(nil)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !bytes.Equal(b, groupReference(10, true)) {
+		t.Fatalf("AppendCSV of a cut table: %v, %q", err, b)
+	}
+	var reported []error
+	v := cut.SmallCSV(func(err error) { reported = append(reported, err) })
+	if size, err := v.Size(); err != nil || size != int64(len(b)) || len(reported) != 1 {
+		t.Fatalf("SmallCSV of a cut table: %d, %v, reported %v", size, err, reported)
+	}
+	if s := cut.CSV(); !strings.HasPrefix(string(readAll(t, s)), "i,j,name,v\n") {
+		t.Fatal("a cut stream lost its header")
+	}
+}
+
+// TestGroupsPos: a scanner resumed at a position of another continues
+// with the same rows, and a position past the groups is refused.
+func TestGroupsPos(t *testing.T) {
+	tab := groupTable(50, nil, new(atomic.Int64))
+	s, _ := tab.Open(nil)
+	var r Row
+	for range 30 {
+		r.cells = r.cells[:0]
+		if err := s.Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, err := tab.Open(s.Pos())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var a, b Row
+		ea, eb := s.Scan(&a), s2.Scan(&b)
+		if ea != eb || fmt.Sprint(a.cells) != fmt.Sprint(b.cells) {
+			t.Fatalf("resumed scanner differs: %v %v / %v %v", a.cells, ea, b.cells, eb)
+		}
+		if ea != nil {
+			break
+		}
+	}
+	if _, err := tab.Open((&StateWriter{}).Uint(1 << 20).Uint(0).Bytes()); err == nil {
+		t.Fatal("a group past the last was accepted")
+	}
 }

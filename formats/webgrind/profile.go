@@ -2,7 +2,6 @@ package webgrind
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,11 +165,11 @@ func (p *profile) subCalls(rd *wg.Reader, i int) ([]wg.Call, error) {
 // build adds the views of the profile to dir.
 func (p *profile) build(dir *vfs.Dir) {
 	dir.AddFile("header.txt", render.Static(p.headerText()))
-	dir.AddFile("functions.csv", render.Stream(render.GeneratorFunc(p.functionsCSV), p.reporter("functions.csv")))
-	dir.AddFile("functions.txt", render.Stream(render.GeneratorFunc(p.functionsTXT), p.reporter("functions.txt")))
-	dir.AddFile("calls.csv", render.Stream(render.GeneratorFunc(p.callsCSV), p.reporter("calls.csv")))
+	dir.AddFile("functions.csv", p.functionsTable().CSV())
+	dir.AddFile("functions.txt", p.functionsTxtTable().Text(p.functionsTxtHeader))
+	dir.AddFile("calls.csv", p.callsTable().CSV())
 	if p.f.Version == wg.V4 {
-		dir.AddFile("invocations.csv", render.Stream(render.GeneratorFunc(p.invocationsCSV), p.reporter("invocations.csv")))
+		dir.AddFile("invocations.csv", p.invocationsTable().CSV())
 	}
 	title := strings.TrimSuffix(p.prefix, "/")
 	if title == "" {
@@ -187,8 +186,8 @@ func (p *profile) build(dir *vfs.Dir) {
 	}, func(i int) vfs.Node {
 		d := vfs.NewDir()
 		where := "functions/" + strconv.Itoa(i) + "/"
-		d.AddFile("callers.csv", render.Bytes(func() ([]byte, error) { return p.callersCSV(i) }, p.reporter(where+"callers.csv")))
-		d.AddFile("callees.csv", render.Bytes(func() ([]byte, error) { return p.calleesCSV(i) }, p.reporter(where+"callees.csv")))
+		d.AddFile("callers.csv", p.callersTable(i).SmallCSV(p.reporter(where+"callers.csv")))
+		d.AddFile("callees.csv", p.calleesTable(i).SmallCSV(p.reporter(where+"callees.csv")))
 		return d
 	}))
 }
@@ -205,59 +204,6 @@ func humanKind(name string) string {
 		return "class"
 	}
 	return "procedural"
-}
-
-// appendPct appends cost as a percentage of the summary the way
-// webgrind's Reader formats it: number_format(cost*100/summary, 2), PHP's
-// round half up after pre-rounding to 15 significant digits; "0.00" when
-// the summary is 0.
-func (p *profile) appendPct(dst []byte, cost uint64) []byte {
-	return appendPct(dst, cost, p.hdr.Summary)
-}
-
-func appendPct(dst []byte, cost uint64, summary float64) []byte {
-	if summary == 0 || cost == 0 {
-		return append(dst, "0.00"...)
-	}
-	v := float64(cost*100) / summary
-	if cost > 1<<56 {
-		v = float64(cost) * 100 / summary
-	}
-	hundredths := v * 100
-	if hundredths >= 1<<53 || math.IsNaN(hundredths) || v < 0 {
-		return strconv.AppendFloat(dst, v, 'f', 2, 64)
-	}
-	n := uint64(math.Floor(hundredths + 0.5))
-	if frac := hundredths - math.Floor(hundredths); math.Abs(frac-0.5) < 1e-6 {
-		n = roundHalfUpPHP(v)
-	}
-	dst = strconv.AppendUint(dst, n/100, 10)
-	dst = append(dst, '.')
-	return render.AppendPadded(dst, n%100, 2)
-}
-
-// roundHalfUpPHP is round(v*100) as PHP's round(v, 2) computes it near a
-// half: v is first rounded to 15 significant digits, then half rounds up.
-func roundHalfUpPHP(v float64) uint64 {
-	var buf [32]byte
-	s := strconv.AppendFloat(buf[:0], v, 'e', 14, 64) // d.dddddddddddddde±XX
-	var mant [15]byte
-	mant[0] = s[0]
-	copy(mant[1:], s[2:16])
-	exp, _ := strconv.Atoi(string(s[17:]))
-	keep := exp + 3 // digits of v*100 before the decimal point
-	var n uint64
-	for k := 0; k < keep; k++ {
-		d := uint64(0)
-		if k < len(mant) {
-			d = uint64(mant[k] - '0')
-		}
-		n = n*10 + d
-	}
-	if keep >= 0 && keep < len(mant) && mant[keep] >= '5' {
-		n++
-	}
-	return n
 }
 
 // units describes the cost unit of the events header.
@@ -337,13 +283,4 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 	}
 	b.WriteString("webgrind counts recursion in every invocation, so inclusive costs can exceed 100 %.\n")
 	return b.String()
-}
-
-// rows is the cursor at state of a view made of a header and n rows, one
-// group of rows per step 0..n-1.
-func rows(state any, header string, n int, step func(dst []byte, i int) ([]byte, error)) render.Cursor {
-	c, _ := render.HeaderRows(header, int64(n), 1, func(dst []byte, i int64) ([]byte, error) {
-		return step(dst, int(i))
-	}).Start(state)
-	return c
 }

@@ -1,6 +1,7 @@
 package webgrind
 
 import (
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -9,175 +10,218 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-const (
-	functionsHeader   = "function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,cost_exc_pct\n"
-	callsHeader       = "caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct\n"
-	callersHeader     = "caller_id,caller,line,call_count,call_cost,call_cost_pct\n"
-	calleesHeader     = "callee_id,callee,line,call_count,call_cost,call_cost_pct\n"
-	invocationsHeader = "function_id,function,invocation,cost_inc,cost_exc,call_cost,caller_id,caller_invocation,caller_line\n"
-	functionsTxtHead  = "  self %   incl %  invocations  function  file:line\n"
-)
+// The tables of a profile are render.Tables: the functions below give
+// their columns and fill their rows; render writes, sizes and indexes them.
 
-func (p *profile) functionsCSV(state any) (render.Cursor, error) {
-	t := p.functions()
-	return rows(state, functionsHeader, len(t.fns)+1, func(dst []byte, i int) ([]byte, error) {
-		if i == len(t.fns) {
-			if t.err != nil {
-				return dst, t.err
-			}
-			return dst, nil
-		}
-		fn := &t.fns[i]
-		dst = strconv.AppendInt(dst, int64(fn.Nr), 10)
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, fn.Name)
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, fn.File)
-		dst = append(dst, ',')
-		if p.f.Version.HasLine() {
-			dst = strconv.AppendUint(dst, uint64(fn.Line), 10)
-		}
-		dst = append(dst, ',')
-		dst = append(dst, humanKind(fn.Name)...)
-		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, fn.Invocations, 10)
-		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, fn.Inclusive, 10)
-		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, fn.Self, 10)
-		dst = append(dst, ',')
-		dst = p.appendPct(dst, fn.Inclusive)
-		dst = append(dst, ',')
-		dst = p.appendPct(dst, fn.Self)
-		return append(dst, '\n'), nil
-	}), nil
+// pctColumn is a percentage of the summary as webgrind shows it.
+func pctColumn(name string) render.Column {
+	return render.Column{Name: name, Kind: render.PctHalfUp}
 }
 
-func appendRight(dst []byte, width int, field []byte) []byte {
-	for k := len(field); k < width; k++ {
-		dst = append(dst, ' ')
+var functionsColumns = []render.Column{
+	{Name: "function_id", Kind: render.Uint},
+	{Name: "function"},
+	{Name: "file"},
+	{Name: "line", Kind: render.Uint},
+	{Name: "kind"},
+	{Name: "call_count", Kind: render.Uint},
+	{Name: "cost_inc", Kind: render.Uint},
+	{Name: "cost_exc", Kind: render.Uint},
+	pctColumn("cost_inc_pct"),
+	pctColumn("cost_exc_pct"),
+}
+
+// callColumns are the columns of a call: where, how often, what it cost.
+var callColumns = []render.Column{
+	{Name: "line", Kind: render.Uint},
+	{Name: "call_count", Kind: render.Uint},
+	{Name: "call_cost", Kind: render.Uint},
+	pctColumn("call_cost_pct"),
+}
+
+// fnColumns are a function's number and name, as the role (caller or
+// callee) names them.
+func fnColumns(role string) []render.Column {
+	return []render.Column{{Name: role + "_id", Kind: render.Uint}, {Name: role}}
+}
+
+var invocationsColumns = []render.Column{
+	{Name: "function_id", Kind: render.Uint},
+	{Name: "function"},
+	{Name: "invocation", Kind: render.Uint},
+	{Name: "cost_inc", Kind: render.Uint},
+	{Name: "cost_exc", Kind: render.Uint},
+	{Name: "call_cost", Kind: render.Uint},
+	{Name: "caller_id", Kind: render.Uint},
+	{Name: "caller_invocation", Kind: render.Uint},
+	{Name: "caller_line", Kind: render.Uint},
+}
+
+const functionsTxtHead = "  self %   incl %  invocations  function  file:line\n"
+
+// functionsTxtColumns are functions.txt's, as webgrind's list aligns
+// them; file:line is file, then line after a colon when the version has
+// lines.
+func (p *profile) functionsTxtColumns() []render.Column {
+	cols := []render.Column{
+		{Name: "self", Kind: render.PctHalfUp, Width: 8},
+		{Name: "incl", Kind: render.PctHalfUp, Width: 9},
+		{Name: "invocations", Kind: render.Uint, Width: 13},
+		{Name: "function", Sep: "  "},
+		{Name: "file", Sep: "  "},
 	}
-	return append(dst, field...)
+	if p.f.Version.HasLine() {
+		cols = append(cols, render.Column{Name: "line", Kind: render.Uint, Sep: ":"})
+	}
+	return cols
 }
 
-func (p *profile) functionsTXT(state any) (render.Cursor, error) {
-	t := p.functions()
-	order := p.sortedBySelf()
-	var num []byte
-	return rows(state, p.summaryLine()+"\n"+functionsTxtHead, len(order)+1, func(dst []byte, i int) ([]byte, error) {
-		if i == len(order) {
-			return dst, t.err
+// pct is cost as a percentage of the summary, as webgrind's Reader
+// computes it before number_format (render.PctHalfUp): 0 when the summary
+// is 0.
+func (p *profile) pct(cost uint64) float64 { return pctOf(cost, p.hdr.Summary) }
+
+func pctOf(cost uint64, summary float64) float64 {
+	if summary == 0 || cost == 0 {
+		return 0
+	}
+	if cost > 1<<56 {
+		return float64(cost) * 100 / summary
+	}
+	return float64(cost*100) / summary
+}
+
+// readable is the Open of a table of one row per function readable from
+// the start (in the order order gives, nil for number order), ending with
+// the error that stopped the function table.
+func (p *profile) readable(order func() []int, fill func(fn *wg.Function, i int, r *render.Row)) func(pos []byte) (render.Scanner, error) {
+	return func(pos []byte) (render.Scanner, error) {
+		t := p.functions()
+		var ord []int
+		if order != nil {
+			ord = order()
 		}
-		fn := &t.fns[order[i]]
-		dst = appendRight(dst, 8, p.appendPct(num[:0], fn.Self))
-		dst = append(dst, ' ')
-		dst = appendRight(dst, 8, p.appendPct(num[:0], fn.Inclusive))
-		dst = append(dst, ' ')
-		dst = appendRight(dst, 12, strconv.AppendUint(num[:0], fn.Invocations, 10))
-		dst = append(dst, "  "...)
-		dst = render.AppendName(dst, fn.Name)
-		dst = append(dst, "  "...)
-		dst = render.AppendName(dst, fn.File)
+		return render.Counted(int64(len(t.fns))+1, func(k int64, r *render.Row) error {
+			if k == int64(len(t.fns)) {
+				if t.err != nil {
+					return t.err
+				}
+				return io.EOF
+			}
+			i := int(k)
+			if ord != nil {
+				i = ord[k]
+			}
+			fill(&t.fns[i], i, r)
+			return nil
+		})(pos)
+	}
+}
+
+func (p *profile) functionsTable() *render.Table {
+	return &render.Table{Columns: functionsColumns, Open: p.readable(nil, func(fn *wg.Function, _ int, r *render.Row) {
+		r.Uint(uint64(fn.Nr)).Str(fn.Name).Str(fn.File)
 		if p.f.Version.HasLine() {
-			dst = append(dst, ':')
-			dst = strconv.AppendUint(dst, uint64(fn.Line), 10)
+			r.Uint(uint64(fn.Line))
+		} else {
+			r.Empty()
 		}
-		return append(dst, '\n'), nil
-	}), nil
+		r.Str(humanKind(fn.Name)).Uint(fn.Invocations).Uint(fn.Inclusive).Uint(fn.Self).
+			Float(p.pct(fn.Inclusive)).Float(p.pct(fn.Self))
+	})}
 }
 
-func (p *profile) appendCall(dst []byte, c wg.Call) []byte {
-	dst = strconv.AppendUint(dst, uint64(c.Line), 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendUint(dst, c.Count, 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendUint(dst, c.Cost, 10)
-	dst = append(dst, ',')
-	dst = p.appendPct(dst, c.Cost)
-	return append(dst, '\n')
-}
-
-func (p *profile) appendFn(dst []byte, nr uint32, name string) []byte {
-	dst = strconv.AppendUint(dst, uint64(nr), 10)
-	dst = append(dst, ',')
-	dst = render.AppendCSVField(dst, name)
-	return append(dst, ',')
-}
-
-func (p *profile) callsCSV(state any) (render.Cursor, error) {
-	t := p.functions()
-	rd := p.f.NewReader()
-	return rows(state, callsHeader, len(t.fns)+1, func(dst []byte, i int) ([]byte, error) {
-		if i == len(t.fns) {
-			return dst, t.err
+func (p *profile) functionsTxtTable() *render.Table {
+	return &render.Table{Columns: p.functionsTxtColumns(), Open: p.readable(p.sortedBySelf, func(fn *wg.Function, _ int, r *render.Row) {
+		r.Float(p.pct(fn.Self)).Float(p.pct(fn.Inclusive)).Uint(fn.Invocations).Str(fn.Name).Str(fn.File)
+		if p.f.Version.HasLine() {
+			r.Uint(uint64(fn.Line))
 		}
+	})}
+}
+
+// functionsTxtHeader is webgrind's summary line and the list's header.
+func (p *profile) functionsTxtHeader() ([]byte, error) {
+	return []byte(p.summaryLine() + "\n" + functionsTxtHead), nil
+}
+
+func (p *profile) callCells(r *render.Row, c wg.Call) {
+	r.Uint(uint64(c.Line)).Uint(c.Count).Uint(c.Cost).Float(p.pct(c.Cost))
+}
+
+func (p *profile) fnCells(r *render.Row, nr uint32, name string) {
+	r.Uint(uint64(nr)).Str(name)
+}
+
+// perFunction is the Open of a table of a group of rows per function
+// readable from the start (group(rd, i), with a reader of the scanner's
+// own), ending with the error that stopped the function table.
+func (p *profile) perFunction(group func(rd *wg.Reader, t *table, i int) (int64, func(int64, *render.Row) error, error)) func(pos []byte) (render.Scanner, error) {
+	return func(pos []byte) (render.Scanner, error) {
+		t := p.functions()
+		rd := p.f.NewReader()
+		return render.Groups(int64(len(t.fns))+1, func(i int64) (int64, func(int64, *render.Row) error, error) {
+			if i == int64(len(t.fns)) {
+				return 0, nil, t.err
+			}
+			return group(rd, t, int(i))
+		})(pos)
+	}
+}
+
+func (p *profile) callsTable() *render.Table {
+	cols := append(append(fnColumns("caller"), fnColumns("callee")...), callColumns...)
+	return &render.Table{Columns: cols, Open: p.perFunction(func(rd *wg.Reader, t *table, i int) (int64, func(int64, *render.Row) error, error) {
 		sc, err := p.subCalls(rd, i)
 		if err != nil {
-			return dst, err
+			return 0, nil, err
 		}
-		for _, c := range sc {
-			dst = p.appendFn(dst, uint32(i), t.fns[i].Name)
-			dst = p.appendFn(dst, c.Function, p.name(c.Function))
-			dst = p.appendCall(dst, c)
-		}
-		return dst, nil
-	}), nil
+		return int64(len(sc)), func(j int64, r *render.Row) error {
+			p.fnCells(r, uint32(i), t.fns[i].Name)
+			p.fnCells(r, sc[j].Function, p.name(sc[j].Function))
+			p.callCells(r, sc[j])
+			return nil
+		}, nil
+	})}
 }
 
-func (p *profile) callersCSV(i int) ([]byte, error) {
-	cf, err := p.f.NewReaderSmall().CalledFrom(i)
-	dst := []byte(callersHeader)
-	for _, c := range cf {
-		dst = p.appendFn(dst, c.Function, p.name(c.Function))
-		dst = p.appendCall(dst, c)
-	}
-	return dst, err
+// callListTable is callers.csv (role "caller") or callees.csv of one
+// function: calls listed returns the calls and the error that cut them.
+func (p *profile) callListTable(role string, list func() ([]wg.Call, error)) *render.Table {
+	return &render.Table{Columns: append(fnColumns(role), callColumns...), Open: func(pos []byte) (render.Scanner, error) {
+		calls, err := list()
+		return render.Groups(1, func(int64) (int64, func(int64, *render.Row) error, error) {
+			return int64(len(calls)), func(j int64, r *render.Row) error {
+				p.fnCells(r, calls[j].Function, p.name(calls[j].Function))
+				p.callCells(r, calls[j])
+				return nil
+			}, err
+		})(pos)
+	}}
 }
 
-func (p *profile) calleesCSV(i int) ([]byte, error) {
-	sc, err := p.subCalls(p.f.NewReaderSmall(), i)
-	dst := []byte(calleesHeader)
-	for _, c := range sc {
-		dst = p.appendFn(dst, c.Function, p.name(c.Function))
-		dst = p.appendCall(dst, c)
-	}
-	return dst, err
+func (p *profile) callersTable(i int) *render.Table {
+	return p.callListTable("caller", func() ([]wg.Call, error) { return p.f.NewReaderSmall().CalledFrom(i) })
 }
 
-func (p *profile) invocationsCSV(state any) (render.Cursor, error) {
-	t := p.functions()
-	rd := p.f.NewReader()
-	return rows(state, invocationsHeader, len(t.fns)+1, func(dst []byte, i int) ([]byte, error) {
-		if i == len(t.fns) {
-			return dst, t.err
-		}
+func (p *profile) calleesTable(i int) *render.Table {
+	return p.callListTable("callee", func() ([]wg.Call, error) { return p.subCalls(p.f.NewReaderSmall(), i) })
+}
+
+func (p *profile) invocationsTable() *render.Table {
+	return &render.Table{Columns: invocationsColumns, Open: p.perFunction(func(rd *wg.Reader, _ *table, i int) (int64, func(int64, *render.Row) error, error) {
 		fn, invs, err := rd.Invocations(i)
-		for j, v := range invs {
-			dst = strconv.AppendInt(dst, int64(i), 10)
-			dst = append(dst, ',')
-			dst = render.AppendCSVField(dst, fn.Name)
-			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(j), 10)
-			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(v.Inclusive), 10)
-			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(v.Self), 10)
-			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(v.CallCost), 10)
-			dst = append(dst, ',')
+		return int64(len(invs)), func(j int64, r *render.Row) error {
+			v := invs[j]
+			r.Uint(uint64(i)).Str(fn.Name).Uint(uint64(j)).Uint(uint64(v.Inclusive)).Uint(uint64(v.Self)).Uint(uint64(v.CallCost))
 			if v.Caller != wg.NoCaller {
-				dst = strconv.AppendUint(dst, uint64(v.Caller), 10)
-				dst = append(dst, ',')
-				dst = strconv.AppendUint(dst, uint64(v.CallerInv), 10)
-				dst = append(dst, ',')
-				dst = strconv.AppendUint(dst, uint64(v.CallerLine), 10)
+				r.Uint(uint64(v.Caller)).Uint(uint64(v.CallerInv)).Uint(uint64(v.CallerLine))
 			} else {
-				dst = append(dst, ',', ',')
+				r.Empty().Empty().Empty()
 			}
-			dst = append(dst, '\n')
-		}
-		return dst, err
-	}), nil
+			return nil
+		}, err
+	})}
 }
 
 // summaryLine is webgrind's line above its table: the function count, the

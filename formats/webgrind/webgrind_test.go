@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 	"github.com/hpcfs/hpcfs/testdata/wgoracle"
@@ -52,6 +52,12 @@ func compareRows(t testing.TB, what string, got, want [][]string) {
 		}
 	}
 }
+
+// The header rows of functions.csv and calls.csv, as the README gives them.
+const (
+	functionsHeader = "function_id,function,file,line,kind,call_count,cost_inc,cost_exc,cost_inc_pct,cost_exc_pct\n"
+	callsHeader     = "caller_id,caller,callee_id,callee,line,call_count,call_cost,call_cost_pct\n"
+)
 
 // OracleRows builds the expected functions.csv and calls.csv records from
 // oracle.json data, independently of the package's rendering.
@@ -208,7 +214,7 @@ func TestPercent(t *testing.T) {
 		{0, 0, "0.00"}, {5, 0, "0.00"}, {127, 823756, "0.02"}, {1, 8, "12.50"}, {1, 800, "0.13"},
 		{2214717, 808383, "273.97"}, {1, 3, "33.33"}, {2, 3, "66.67"}, {100, 100, "100.00"}, {1, 200000, "0.00"}, {1, 2000, "0.05"},
 	} {
-		if got := string(appendPct(nil, c.cost, c.summary)); got != c.want {
+		if got := string(render.AppendPctHalfUp(nil, pctOf(c.cost, c.summary))); got != c.want {
 			t.Errorf("pct(%d, %v) = %s, want %s", c.cost, c.summary, got, c.want)
 		}
 	}
@@ -522,29 +528,6 @@ func mustRead(t testing.TB, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestPercentFastPath checks the fast rounding against the PHP emulation
-// on many values, including exact halves.
-func TestPercentFastPath(t *testing.T) {
-	r := rand.New(rand.NewSource(1))
-	for k := 0; k < 200000; k++ {
-		cost := uint64(r.Int63n(1 << 33))
-		summary := float64(1 + r.Int63n(1<<34))
-		if k%3 == 0 {
-			summary = float64(uint64(1) << uint(r.Intn(12))) // exact halves
-			cost = uint64(r.Intn(100000))
-		}
-		if cost == 0 {
-			continue
-		}
-		v := float64(cost*100) / summary
-		n := roundHalfUpPHP(v)
-		want := strconv.FormatUint(n/100, 10) + "." + fmt.Sprintf("%02d", n%100)
-		if got := string(appendPct(nil, cost, summary)); got != want {
-			t.Fatalf("pct(%d, %v) = %s, PHP rounding %s", cost, summary, got, want)
-		}
-	}
 }
 
 // checkFunctionList compares functions.txt with webgrind's function list
