@@ -32,6 +32,7 @@ type Location struct {
 	Maps    [15]*IDMap
 	Offsets []ClockOffset
 	clock   []clockInterval
+	shifts  bool // an interval of clock moves time (else correct is the identity)
 	HasDefs bool // a local definition file was read
 }
 
@@ -76,16 +77,11 @@ func AnchorPath(path string) (string, bool) {
 // definition files is kept in Problems; only a bad anchor is an error.
 func Open(anchorPath string) (*Archive, error) {
 	a := &Archive{Dir: filepath.Dir(anchorPath), Name: strings.TrimSuffix(filepath.Base(anchorPath), ".otf2")}
-	f, err := os.Open(anchorPath)
+	f, size, err := openSized(anchorPath)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	a.Anchor, err = ReadAnchor(f, fi.Size(), filepath.Base(anchorPath))
+	a.Anchor, err = ReadAnchor(f, size, filepath.Base(anchorPath))
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -121,17 +117,26 @@ func (a *Archive) LocationFile(id uint64, ext string) string {
 }
 
 func (a *Archive) readDefFile(rel string, specs *[256]*recordSpec) ([]Def, error) {
-	path := filepath.Join(a.Dir, rel)
-	f, err := os.Open(path)
+	f, size, err := openSized(filepath.Join(a.Dir, rel))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readDefs(f, size, rel, a.Anchor.DefChunkSize, specs)
+}
+
+// openSized opens the file at path and returns its size.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, 0, err
 	}
-	return readDefs(f, fi.Size(), rel, a.Anchor.DefChunkSize, specs)
+	return f, fi.Size(), nil
 }
 
 // readLocalDefs reads l's mapping tables and clock offsets; a missing file
@@ -167,12 +172,14 @@ func (l *Location) addOffset(o ClockOffset) {
 		if p.Time >= o.Time {
 			return
 		}
-		l.clock = append(l.clock, clockInterval{
+		iv := clockInterval{
 			begin:  p.Time,
 			end:    o.Time,
 			offset: p.Offset,
 			slope:  float64(o.Offset-p.Offset) / float64(o.Time-p.Time),
-		})
+		}
+		l.clock = append(l.clock, iv)
+		l.shifts = l.shifts || iv.offset != 0 || iv.slope != 0
 	}
 	l.Offsets = append(l.Offsets, o)
 }
@@ -180,7 +187,7 @@ func (l *Location) addOffset(o ClockOffset) {
 // correct returns the global time of local time t; *hint is the interval
 // of the previous timestamp (timestamps grow, so the search moves forward).
 func (l *Location) correct(t uint64, hint *int) uint64 {
-	if len(l.clock) == 0 {
+	if !l.shifts {
 		return t
 	}
 	i := *hint

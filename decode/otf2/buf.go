@@ -94,7 +94,7 @@ func (c *chunkReader) load(off int64) bool {
 		c.fail(off+1, "bad endianness byte", h[1], nil)
 		return false
 	}
-	c.pos = chunkHeaderLen
+	c.pos, c.end = chunkHeaderLen, chunkHeaderLen
 	return true
 }
 
@@ -107,6 +107,12 @@ func (c *chunkReader) ensure(n int) bool {
 	if c.pos >= c.lo && c.pos+n <= c.lo+len(c.buf) {
 		return true
 	}
+	return c.fill(n)
+}
+
+// fill reads bytes [pos, pos+n) of the chunk, and up to a window more,
+// into buf.
+func (c *chunkReader) fill(n int) bool {
 	if c.r == nil || c.pos+n > c.clen {
 		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
 		return false
@@ -126,6 +132,14 @@ func (c *chunkReader) ensure(n int) bool {
 	}
 	c.lo = c.pos
 	return true
+}
+
+// span makes the next n bytes of the chunk (fewer at its end) the bytes
+// the field reads may take, read into buf: the field reads check only
+// the end.
+func (c *chunkReader) span(n int) bool {
+	c.end = c.pos + min(n, c.clen-c.pos)
+	return c.ensure(c.end - c.pos)
 }
 
 // at is the byte at chunk position i (ensured).
@@ -148,7 +162,6 @@ func (c *chunkReader) next() byte {
 			}
 			continue
 		}
-		c.end = c.clen
 		if !c.ensure(1) {
 			break
 		}
@@ -164,7 +177,7 @@ func (c *chunkReader) next() byte {
 			}
 			continue
 		}
-		c.end = c.clen
+		c.end = c.pos
 		if t == bufEndOfFile {
 			c.eof = true
 		}
@@ -173,10 +186,13 @@ func (c *chunkReader) next() byte {
 	return bufEndOfFile
 }
 
-// recordLen reads a record's length (one byte, or 0xFF and a raw u64) and
-// sets the record end; it returns the end position.
+// recordLen reads a record's length (one byte, or 0xFF and a raw u64),
+// reads the record into buf and sets its end; it returns the end position.
 func (c *chunkReader) recordLen() int {
 	start := c.pos
+	if !c.span(9) {
+		return c.pos
+	}
 	n := uint64(c.u8())
 	if n == 0xff {
 		n = c.u64raw()
@@ -188,19 +204,19 @@ func (c *chunkReader) recordLen() int {
 		c.fail(c.chunkOff+int64(start), "record length runs past the chunk", n, decode.ErrTruncated)
 		return c.pos
 	}
-	c.end = c.pos + int(n)
+	if !c.span(int(n)) {
+		return c.pos
+	}
 	return c.end
 }
 
+// need reports whether the record has n more bytes (they are in buf).
 func (c *chunkReader) need(n int) bool {
-	if c.err != nil {
-		return false
-	}
 	if c.end-c.pos < n {
 		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
 		return false
 	}
-	return c.ensure(n)
+	return true
 }
 
 func (c *chunkReader) u8() uint8 {
@@ -212,31 +228,35 @@ func (c *chunkReader) u8() uint8 {
 	return v
 }
 
-func (c *chunkReader) u16() uint16 {
-	if !c.need(2) {
-		return 0
+// raw returns the next n bytes of the record (nil past its end).
+func (c *chunkReader) raw(n int) []byte {
+	if !c.need(n) {
+		return nil
 	}
-	v := c.order.Uint16(c.buf[c.pos-c.lo:])
-	c.pos += 2
-	return v
+	b := c.buf[c.pos-c.lo : c.pos-c.lo+n]
+	c.pos += n
+	return b
+}
+
+func (c *chunkReader) u16() uint16 {
+	if b := c.raw(2); b != nil {
+		return c.order.Uint16(b)
+	}
+	return 0
 }
 
 func (c *chunkReader) u32raw() uint32 {
-	if !c.need(4) {
-		return 0
+	if b := c.raw(4); b != nil {
+		return c.order.Uint32(b)
 	}
-	v := c.order.Uint32(c.buf[c.pos-c.lo:])
-	c.pos += 4
-	return v
+	return 0
 }
 
 func (c *chunkReader) u64raw() uint64 {
-	if !c.need(8) {
-		return 0
+	if b := c.raw(8); b != nil {
+		return c.order.Uint64(b)
 	}
-	v := c.order.Uint64(c.buf[c.pos-c.lo:])
-	c.pos += 8
-	return v
+	return 0
 }
 
 // compressed reads a compressed integer of at most width bytes: a count k,
@@ -257,11 +277,7 @@ func (c *chunkReader) compressed(width int) uint64 {
 		c.fail(c.offset(), "bad compressed integer size", k, nil)
 		return 0
 	}
-	if c.end-c.pos < 1+k {
-		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
-		return 0
-	}
-	if !c.ensure(1 + k) {
+	if !c.need(1 + k) {
 		return 0
 	}
 	b := c.buf[c.pos-c.lo+1 : c.pos-c.lo+1+k]
@@ -288,17 +304,13 @@ func signed(v uint64, width int) uint64 {
 }
 
 func (c *chunkReader) str() string {
-	if c.err != nil {
-		return ""
-	}
-	if !c.ensure(c.end - c.pos) {
-		return ""
-	}
-	b := c.buf[c.pos-c.lo : c.end-c.lo]
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		s := string(b[:i])
-		c.pos += i + 1
-		return s
+	if c.pos < c.end {
+		b := c.buf[c.pos-c.lo : c.end-c.lo]
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			s := string(b[:i])
+			c.pos += i + 1
+			return s
+		}
 	}
 	c.fail(c.offset(), "string without its NUL", nil, decode.ErrTruncated)
 	return ""

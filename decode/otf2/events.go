@@ -77,16 +77,11 @@ func (a *Archive) EventFileName(l *Location) string {
 
 // NewEventReader opens location l's event file. Close it when done.
 func (a *Archive) NewEventReader(l *Location) (*EventReader, error) {
-	f, err := os.Open(a.LocationFile(l.ID, "evt"))
+	f, size, err := openSized(a.LocationFile(l.ID, "evt"))
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return newEventReader(f, fi.Size(), a.EventFileName(l), a.Anchor.EventChunkSize, l, f), nil
+	return newEventReader(f, size, a.EventFileName(l), a.Anchor.EventChunkSize, l, f), nil
 }
 
 func newEventReader(r io.ReaderAt, size int64, name string, chunkSize uint64, l *Location, f *os.File) *EventReader {
@@ -144,6 +139,7 @@ func (r *EventReader) Next(ev *Event) bool {
 		off := c.offset() - 1
 		switch t {
 		case bufTimestamp:
+			c.span(8)
 			r.time = c.u64raw()
 			continue
 		case bufAttrList:
@@ -172,7 +168,7 @@ func (r *EventReader) Next(ev *Event) bool {
 		}
 		ev.Vals = ev.Vals[:len(spec.Fields)]
 		if spec.Singleton {
-			c.end = c.clen
+			c.span(9)
 			f := &spec.Fields[0]
 			ev.Vals[0] = r.mapped(f, c.scalar(f.Kind))
 		} else {

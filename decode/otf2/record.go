@@ -57,34 +57,16 @@ var missingDefaults = map[string]map[string]uint64{
 	"RmaWin":          {"flags": 1},
 }
 
+// attrKinds is how a value of each OTF2_Type is stored (kIDMap: no such
+// type): the numbers as their kinds, references (11 to 25) as compressed
+// ids, LOCATION (13) 64 bits wide.
+var attrKinds = [26]fieldKind{kIDMap, kU8, kU16, kCU32, kCU64, kI8, kI16, kCI32, kCI64, kF32, kF64,
+	kCU32, kCU32, kCU64, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32, kCU32}
+
 // attrValue reads an attribute value of OTF2_Type t.
 func (c *chunkReader) attrValue(t uint8) uint64 {
-	switch t {
-	case 1: // UINT8
-		return c.scalar(kU8)
-	case 2:
-		return c.scalar(kU16)
-	case 3:
-		return c.scalar(kCU32)
-	case 4:
-		return c.scalar(kCU64)
-	case 5:
-		return c.scalar(kI8)
-	case 6:
-		return c.scalar(kI16)
-	case 7:
-		return c.scalar(kCI32)
-	case 8:
-		return c.scalar(kCI64)
-	case 9:
-		return c.scalar(kF32)
-	case 10:
-		return c.scalar(kF64)
-	case 13: // LOCATION
-		return c.scalar(kCU64)
-	}
-	if t >= 11 && t <= 25 {
-		return c.scalar(kCU32)
+	if int(t) < len(attrKinds) && attrKinds[t] != kIDMap {
+		return c.scalar(attrKinds[t])
 	}
 	c.fail(c.offset(), "unknown attribute type", t, nil)
 	return 0
