@@ -1,7 +1,6 @@
 package otf2
 
 import (
-	"container/heap"
 	"io"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
@@ -37,33 +36,70 @@ type mergeCursor struct {
 	started bool
 	phase   int
 	printer *eventPrinter
+	scratch []byte // NextLen's rendering of values of unknown length
 }
 
-// locHeap orders the locations with a pending event.
+// locHeap orders the locations with a pending event by the time of the
+// event, then by location (index): a binary heap of the two, kept side by
+// side so that a comparison reads no event.
 type locHeap struct {
-	idx []int
-	c   *mergeCursor
+	idx  []int
+	time []uint64
 }
 
 func (h *locHeap) Len() int { return len(h.idx) }
-func (h *locHeap) Less(i, j int) bool {
-	a, b := h.idx[i], h.idx[j]
-	ta, tb := h.c.pending[a].Time, h.c.pending[b].Time
-	return ta < tb || ta == tb && a < b
+
+func (h *locHeap) less(a, b int) bool {
+	return h.time[a] < h.time[b] || h.time[a] == h.time[b] && h.idx[a] < h.idx[b]
 }
-func (h *locHeap) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
-func (h *locHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
-func (h *locHeap) Pop() any {
+
+func (h *locHeap) push(i int, t uint64) {
+	h.idx, h.time = append(h.idx, i), append(h.time, t)
+}
+
+// init orders locations pushed in any order.
+func (h *locHeap) init() {
+	for i := len(h.idx)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// fixTop gives the first location the time t of its next event.
+func (h *locHeap) fixTop(t uint64) {
+	h.time[0] = t
+	h.down(0)
+}
+
+// popTop removes the first location.
+func (h *locHeap) popTop() {
 	n := len(h.idx) - 1
-	x := h.idx[n]
-	h.idx = h.idx[:n]
-	return x
+	h.idx[0], h.time[0] = h.idx[n], h.time[n]
+	h.idx, h.time = h.idx[:n], h.time[:n]
+	h.down(0)
+}
+
+func (h *locHeap) down(i int) {
+	n := len(h.idx)
+	for {
+		m, l := i, 2*i+1
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h.idx[i], h.idx[m] = h.idx[m], h.idx[i]
+		h.time[i], h.time[m] = h.time[m], h.time[i]
+		i = m
+	}
 }
 
 func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	st, _ := state.(*mergeState)
 	c := &mergeCursor{t: g.t}
-	c.h.c = c
 	if st != nil {
 		c.open(st.phase, st)
 	} else {
@@ -77,7 +113,7 @@ func (c *mergeCursor) open(phase int, st *mergeState) {
 	t := c.t
 	n := len(t.ar.Locations)
 	c.readers, c.pending, c.pos, c.done = make([]*otf2.EventReader, n), make([]otf2.Event, n), make([]otf2.Pos, n), make([]bool, n)
-	c.phase, c.started, c.h.idx = phase, st != nil && st.started, c.h.idx[:0]
+	c.phase, c.started, c.h.idx, c.h.time = phase, st != nil && st.started, c.h.idx[:0], c.h.time[:0]
 	files := t.files
 	c.printer = t.printer
 	if phase == 1 {
@@ -104,10 +140,10 @@ func (c *mergeCursor) open(phase int, st *mergeState) {
 		}
 		c.readers[i] = r
 		if c.load(i) {
-			c.h.idx = append(c.h.idx, i)
+			c.h.push(i, c.pending[i].Time)
 		}
 	}
-	heap.Init(&c.h)
+	c.h.init()
 }
 
 func (c *mergeCursor) load(i int) bool {
@@ -136,38 +172,68 @@ func (c *mergeCursor) State() any {
 	return st
 }
 
+// Headers of events.txt's sections.
+var (
+	eventsTxtHeader = "\n=== OTF2-PRINT ===\n=== Events =====================================================================\n" +
+		string(appendPadRight(nil, "Event", eventColumn)) + sectionColumns
+	snapshotsTxtHeader = "=== Snapshots ==================================================================\n" +
+		string(appendPadRight(nil, "Snapshot", eventColumn)) + sectionColumns
+)
+
+const sectionColumns = "        Location            Timestamp  Attributes\n" +
+	"--------------------------------------------------------------------------------\n"
+
 func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
-	start := len(dst)
+	dst, _, err := c.step(dst, false)
+	return dst, err
+}
+
+// NextLen is the length of what Next would append, counted without
+// rendering what has a known length (render.Lengther).
+func (c *mergeCursor) NextLen() (int64, error) {
+	_, n, err := c.step(nil, true)
+	return n, err
+}
+
+// step appends at least mergeBatch bytes of events to dst, or with
+// measure appends nothing and counts them.
+func (c *mergeCursor) step(dst []byte, measure bool) ([]byte, int64, error) {
+	start, n := len(dst), 0
 	if !c.started {
 		c.started = true
-		if c.phase == 0 {
-			dst = append(dst, "\n=== OTF2-PRINT ===\n=== Events =====================================================================\n"...)
-			dst = appendPadRight(dst, "Event", eventColumn)
-		} else {
-			dst = append(dst, "=== Snapshots ==================================================================\n"...)
-			dst = appendPadRight(dst, "Snapshot", eventColumn)
+		h := eventsTxtHeader
+		if c.phase == 1 {
+			h = snapshotsTxtHeader
 		}
-		dst = append(dst, "        Location            Timestamp  Attributes\n"...)
-		dst = append(dst, "--------------------------------------------------------------------------------\n"...)
+		if measure {
+			n += len(h)
+		} else {
+			dst = append(dst, h...)
+		}
 	}
-	for len(dst)-start < mergeBatch {
+	for len(dst)-start+n < mergeBatch {
 		if c.h.Len() == 0 {
 			if c.phase == 0 && c.t.snaps != nil {
 				c.open(1, nil)
-				return dst, nil
+				return dst, int64(n), nil
 			}
-			if len(dst) > start {
-				return dst, nil
+			if len(dst)-start+n > 0 {
+				return dst, int64(n), nil
 			}
-			return dst, io.EOF
+			return dst, 0, io.EOF
 		}
 		i := c.h.idx[0]
-		dst = c.printer.appendEvent(dst, c.t.ar.Locations[i].ID, &c.pending[i])
-		if c.load(i) {
-			heap.Fix(&c.h, 0)
+		loc, col := c.t.ar.Locations[i].ID, c.t.locCols[i]
+		if measure {
+			n += c.printer.lineLen(loc, col, &c.pending[i], &c.scratch)
 		} else {
-			heap.Pop(&c.h)
+			dst = c.printer.appendEvent(dst, loc, col, &c.pending[i])
+		}
+		if c.load(i) {
+			c.h.fixTop(c.pending[i].Time)
+		} else {
+			c.h.popTop()
 		}
 	}
-	return dst, nil
+	return dst, int64(n), nil
 }

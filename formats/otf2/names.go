@@ -23,8 +23,11 @@ type defNames struct {
 	metrics       map[uint64][]uint64 // metric class or instance -> members
 	paradigms     map[uint64]*string
 	commParadigms map[uint64]*groupDef // COMM_LOCATIONS group of each paradigm
-	regionText    []string             // appendDef's text of region id, "" for none
-	regionCSV     []string             // csvName's text of region id
+	// text is appendDef's text of each id of a table whose ids are dense
+	// ("" for an id it has none for), so that events name definitions
+	// without map lookups.
+	text      map[string][]string
+	regionCSV []string // csvName's text of region id
 }
 
 type groupDef struct {
@@ -67,7 +70,7 @@ func newDefNames(defs []otf2.Def) *defNames {
 	for i := range defs {
 		n.add(&defs[i])
 	}
-	n.cacheRegions()
+	n.cacheTexts()
 	return n
 }
 
@@ -191,31 +194,60 @@ func (n *defNames) commGroup(id uint64) *groupDef {
 // appendDef appends the name of definition id of table as otf2-print
 // shows it.
 func (n *defNames) appendDef(dst []byte, table string, id uint64) []byte {
-	if table == "regions" && id < uint64(len(n.regionText)) && n.regionText[id] != "" {
-		return append(dst, n.regionText[id]...)
+	return n.appendDefIn(dst, n.text[table], table, id)
+}
+
+// appendDefIn is appendDef with the table's cached texts (n.text[table]).
+func (n *defNames) appendDefIn(dst []byte, text []string, table string, id uint64) []byte {
+	if id < uint64(len(text)) && text[id] != "" {
+		return append(dst, text[id]...)
 	}
 	return n.appendDefSlow(dst, table, id)
 }
 
-// cacheRegions keeps the text of every region reference (the most
-// frequent in events: ENTER, LEAVE) when region ids are dense.
-func (n *defNames) cacheRegions() {
-	regions := n.tables["regions"]
-	maxID := uint64(0)
+// cacheTexts keeps the text of every definition of the tables whose ids
+// are dense (regions: ENTER, LEAVE; metric members; strings).
+func (n *defNames) cacheTexts() {
+	n.text = map[string][]string{}
+	ids := func(table string) []uint64 {
+		var out []uint64
+		if table == "strings" {
+			for id := range n.strings {
+				out = append(out, id)
+			}
+			return out
+		}
+		for id := range n.tables[table] {
+			out = append(out, id)
+		}
+		return out
+	}
+	for table := range n.tables {
+		n.cacheTable(table, ids(table))
+	}
+	n.cacheTable("strings", ids("strings"))
+	regions := n.text["regions"]
+	n.regionCSV = make([]string, len(regions))
 	for id := range regions {
-		maxID = max(maxID, id)
-	}
-	if len(regions) == 0 || maxID > 4*uint64(len(regions))+1024 {
-		return
-	}
-	n.regionText = make([]string, maxID+1)
-	n.regionCSV = make([]string, maxID+1)
-	for id, name := range regions {
-		n.regionText[id] = string(n.appendDefSlow(nil, "regions", id))
-		if name != nil {
+		if name := n.tables["regions"][uint64(id)]; name != nil {
 			n.regionCSV[id] = string(render.AppendCSVField(nil, *name))
 		}
 	}
+}
+
+func (n *defNames) cacheTable(table string, ids []uint64) {
+	maxID := uint64(0)
+	for _, id := range ids {
+		maxID = max(maxID, id)
+	}
+	if len(ids) == 0 || maxID > 4*uint64(len(ids))+1024 {
+		return
+	}
+	text := make([]string, maxID+1)
+	for _, id := range ids {
+		text[id] = string(n.appendDefSlow(nil, table, id))
+	}
+	n.text[table] = text
 }
 
 func (n *defNames) appendDefSlow(dst []byte, table string, id uint64) []byte {

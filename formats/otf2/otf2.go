@@ -57,6 +57,7 @@ type trace struct {
 	profOnce    sync.Once
 	prof        *profile
 	files       []evtFile // per location, in ar.Locations order
+	locCols     []string  // per location, its column in events.txt
 	snaps       []evtFile // the same for .snap files
 }
 
@@ -110,6 +111,7 @@ func Open(path string) (*vfs.Source, error) {
 	t.files = make([]evtFile, len(ar.Locations))
 	for i, l := range ar.Locations {
 		t.files[i].path = ar.LocationFile(l.ID, "evt")
+		t.locCols = append(t.locCols, locationColumn(l.ID))
 		src.OnClose(&t.files[i])
 	}
 	if an.NumSnapshots > 0 {

@@ -59,23 +59,42 @@ type eventPrinter struct {
 	// origTime is the index of a snapshot record's origEventTime, the
 	// time otf2-print shows for it (-1: the record's own time).
 	origTime [256]int
+	shape    [256]lineShape
+	// Cached texts of the definitions events name most.
+	strings, metricMembers []string
 }
+
+// A lineShape is how the text after an event's timestamp is made.
+type lineShape uint8
+
+const (
+	shapeSegs         lineShape = iota // the record's layout
+	shapeMetric                        // METRIC's values
+	shapeProgramBegin                  // PROGRAM_BEGIN's arguments
+)
 
 // A boundSeg is a printSeg with its fields resolved to indexes in the record.
 type boundSeg struct {
 	printSeg
-	field, aux int    // -1: the event time
-	enum       string // argEnum: the field's enum
-	signed     bool   // argInt: a signed field
+	field, aux int      // -1: the event time
+	enum       string   // argEnum: the field's enum
+	signed     bool     // argInt: a signed field
+	text       []string // argDef: the table's cached texts
 }
 
 // newEventPrinter returns the printer of records (events or snapshot
 // records); snap selects otf2-print's snapshot callbacks.
 func newEventPrinter(n *defNames, records []otf2.RecordInfo, snap bool) *eventPrinter {
-	p := &eventPrinter{names: n}
+	p := &eventPrinter{names: n, strings: n.text["strings"], metricMembers: n.text["metric_members"]}
 	for _, r := range records {
 		p.label[r.ID] = r.Upper
 		p.origTime[r.ID] = r.FieldIndex("origEventTime")
+		switch r.Upper {
+		case "METRIC":
+			p.shape[r.ID] = shapeMetric
+		case "PROGRAM_BEGIN":
+			p.shape[r.ID] = shapeProgramBegin
+		}
 		l, ok := eventLayouts["snap_"+strings.ToLower(r.Upper)]
 		if !ok || !snap {
 			l, ok = eventLayouts[strings.ToLower(r.Upper)]
@@ -93,6 +112,9 @@ func newEventPrinter(n *defNames, records []otf2.RecordInfo, snap bool) *eventPr
 				bs.enum = r.Fields[bs.field].Enum
 				bs.signed = r.Fields[bs.field].Signed
 			}
+			if s.Arg == argDef {
+				bs.text = n.text[s.Table]
+			}
 			b = append(b, bs)
 		}
 		p.layout[r.ID] = b
@@ -107,40 +129,115 @@ func (p *eventPrinter) value(ev *otf2.Event, i int) uint64 {
 	return ev.Vals[i]
 }
 
-// appendEvent appends the line(s) of ev at location loc.
-func (p *eventPrinter) appendEvent(dst []byte, loc uint64, ev *otf2.Event) []byte {
-	dst = append(dst, p.labelCol[ev.Type()]...)
-	var tmp [24]byte
-	dst = appendPadLeft(dst, strconv.AppendUint(tmp[:0], loc, 10), 15)
-	dst = append(dst, ' ')
-	t := ev.Time
+// locationColumn is otf2-print's location column of location loc, and the
+// space after it.
+func locationColumn(loc uint64) string {
+	return string(append(appendPadLeft(nil, strconv.AppendUint(nil, loc, 10), 15), ' '))
+}
+
+// shownTime is the time otf2-print shows for ev.
+func (p *eventPrinter) shownTime(ev *otf2.Event) uint64 {
 	if i := p.origTime[ev.Type()]; i >= 0 {
-		t = ev.Vals[i]
+		return ev.Vals[i]
 	}
-	dst = appendPadLeft(dst, appendTime(tmp[:0], t), 20)
-	dst = append(dst, "  "...)
+	return ev.Time
+}
+
+// appendEvent appends the line(s) of ev at location loc, whose location
+// column is locCol.
+func (p *eventPrinter) appendEvent(dst []byte, loc uint64, locCol string, ev *otf2.Event) []byte {
+	typ := ev.Type()
+	dst = append(dst, p.labelCol[typ]...)
+	dst = append(dst, locCol...)
+	dst = appendTimeColumn(dst, p.shownTime(ev))
 	n := p.names
-	switch ev.Upper() {
-	case "METRIC":
+	switch p.shape[typ] {
+	case shapeMetric:
 		dst = p.appendMetric(dst, ev)
-	case "PROGRAM_BEGIN":
-		k := p.origTime[ev.Type()] + 1
+	case shapeProgramBegin:
+		k := p.origTime[typ] + 1
 		dst = append(dst, "Name: "...)
-		dst = n.appendDef(dst, "strings", ev.Vals[k])
+		dst = n.appendDefIn(dst, p.strings, "strings", ev.Vals[k])
 		dst = append(dst, ", "...)
 		dst = appendCount(dst, ev.Vals[k+1], "Argument", "s")
 		for i, a := range ev.Arr[0] {
 			dst = append(dst, sep(i)...)
-			dst = n.appendDef(dst, "strings", a)
+			dst = n.appendDefIn(dst, p.strings, "strings", a)
 		}
 	default:
-		for _, s := range p.layout[ev.Type()] {
+		for i := range p.layout[typ] {
+			s := &p.layout[typ][i]
 			dst = append(dst, s.Text...)
-			dst = p.appendSeg(dst, loc, ev, &s)
+			dst = p.appendSeg(dst, loc, ev, s)
 		}
 	}
 	dst = append(dst, '\n')
 	return p.appendAttrs(dst, ev.Attrs)
+}
+
+// lineLen is len(appendEvent(nil, loc, locCol, ev)), counted without
+// rendering the values whose length is known (numbers, cached names);
+// the others are rendered into *scratch.
+func (p *eventPrinter) lineLen(loc uint64, locCol string, ev *otf2.Event, scratch *[]byte) int {
+	typ := ev.Type()
+	n := len(p.labelCol[typ]) + len(locCol) + timeColumnLen(p.shownTime(ev)) + 1
+	if p.shape[typ] != shapeSegs {
+		*scratch = p.appendEvent((*scratch)[:0], loc, locCol, ev)
+		return len(*scratch)
+	}
+	for i := range p.layout[typ] {
+		s := &p.layout[typ][i]
+		n += len(s.Text)
+		if k := p.segLen(ev, s); k >= 0 {
+			n += k
+			continue
+		}
+		*scratch = p.appendSeg((*scratch)[:0], loc, ev, s)
+		n += len(*scratch)
+	}
+	if len(ev.Attrs) > 0 {
+		*scratch = p.appendAttrs((*scratch)[:0], ev.Attrs)
+		n += len(*scratch)
+	}
+	return n
+}
+
+// segLen is the length of appendSeg's text when it is known without
+// rendering, else -1.
+func (p *eventPrinter) segLen(ev *otf2.Event, s *boundSeg) int {
+	v := p.value(ev, s.field)
+	switch s.Arg {
+	case argNone:
+		return 0
+	case argTime:
+		return numLen(v == math.MaxUint64, false, v)
+	case argDef:
+		if v < uint64(len(s.text)) && s.text[v] != "" {
+			return len(s.text[v])
+		}
+		return -1
+	case argID32:
+		return numLen(v == math.MaxUint32, false, v)
+	case argID64:
+		return numLen(v == math.MaxUint64, false, v)
+	case argInt64:
+		return numLen(int64(v) == math.MinInt64, true, v)
+	case argInt, argValue, argPlural, argSpecial:
+		return numLen(false, s.signed, v)
+	}
+	return -1
+}
+
+// numLen is the length of UNDEFINED when undef, else of v in decimal
+// (signed: as an int64).
+func numLen(undef, signed bool, v uint64) int {
+	switch {
+	case undef:
+		return len("UNDEFINED")
+	case signed && int64(v) < 0:
+		return 1 + render.DecimalLen(-v)
+	}
+	return render.DecimalLen(v)
 }
 
 func sep(i int) string {
@@ -174,7 +271,7 @@ func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
 		dst = append(dst, sep(i)...)
 		dst = append(dst, '(')
 		if known && i < len(members) {
-			dst = n.appendDef(dst, "metric_members", members[i])
+			dst = n.appendDefIn(dst, p.metricMembers, "metric_members", members[i])
 		} else {
 			dst = append(dst, "INVALID"...)
 		}
@@ -220,7 +317,7 @@ func (p *eventPrinter) appendSeg(dst []byte, loc uint64, ev *otf2.Event, s *boun
 	case argTime:
 		return appendTime(dst, v)
 	case argDef:
-		return n.appendDef(dst, s.Table, v)
+		return n.appendDefIn(dst, s.text, s.Table, v)
 	case argCommRank:
 		return n.appendRank(dst, loc, n.comms[p.value(ev, s.aux)], p.value(ev, s.aux), v)
 	case argCommRoot:
@@ -294,8 +391,33 @@ func appendTime(dst []byte, t uint64) []byte {
 	if t == math.MaxUint64 {
 		return append(dst, "UNDEFINED"...)
 	}
-	return strconv.AppendUint(dst, t, 10)
+	return render.AppendUint(dst, t)
 }
+
+// timeWidth is otf2-print's width of the timestamp column.
+const timeWidth = 20
+
+// appendTimeColumn appends the timestamp column and the two spaces after it.
+func appendTimeColumn(dst []byte, t uint64) []byte {
+	k := len("UNDEFINED")
+	if t != math.MaxUint64 {
+		k = render.DecimalLen(t)
+	}
+	dst = append(dst, spaces[:max(timeWidth-k, 0)]...)
+	dst = appendTime(dst, t)
+	return append(dst, "  "...)
+}
+
+// timeColumnLen is the length of appendTimeColumn's text.
+func timeColumnLen(t uint64) int {
+	k := len("UNDEFINED")
+	if t != math.MaxUint64 {
+		k = render.DecimalLen(t)
+	}
+	return max(timeWidth, k) + 2
+}
+
+const spaces = "                    "
 
 func appendPadRight(dst []byte, s string, w int) []byte {
 	dst = append(dst, s...)
