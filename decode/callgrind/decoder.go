@@ -3,8 +3,10 @@ package callgrind
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 
 	"github.com/hpcfs/hpcfs/decode"
 )
@@ -64,6 +66,49 @@ type State struct {
 	Instr             uint64
 	Line              int64
 	NoInstr, NoLine   bool // subpositions, inverted so that the zero State means "line"
+}
+
+// AppendBinary appends an encoding of s that DecodeState reads back (a
+// view's position in an on-disk index).
+func (s State) AppendBinary(b []byte) ([]byte, error) {
+	for _, v := range []int64{s.Off, int64(s.Obj), int64(s.FnFile), int64(s.File), int64(s.Fn),
+		int64(s.CObj), int64(s.CFile), int64(s.CFn), int64(s.Instr), s.Line, bit(s.NoInstr), bit(s.NoLine)} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b, nil
+}
+
+func bit(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// DecodeState reads a State written by AppendBinary from the start of b
+// and returns the rest of b. The names in it are checked against nothing:
+// a decoder resumed at a damaged state reads names as "" and positions
+// past the end as the end.
+func DecodeState(b []byte) (State, []byte, error) {
+	var v [12]int64
+	for i := range v {
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return State{}, nil, problem("position", 0, "bad encoded position", nil)
+		}
+		v[i], b = x, b[n:]
+	}
+	for _, x := range v[1:8] {
+		if x < math.MinInt32 || x > math.MaxInt32 {
+			return State{}, nil, problem("position", 0, "bad encoded position", nil)
+		}
+	}
+	if v[0] < 0 || v[10]>>1 != 0 || v[11]>>1 != 0 {
+		return State{}, nil, problem("position", 0, "bad encoded position", nil)
+	}
+	return State{Off: v[0], Obj: int32(v[1]), FnFile: int32(v[2]), File: int32(v[3]), Fn: int32(v[4]),
+		CObj: int32(v[5]), CFile: int32(v[6]), CFn: int32(v[7]), Instr: uint64(v[8]), Line: v[9],
+		NoInstr: v[10] == 1, NoLine: v[11] == 1}, b, nil
 }
 
 // StartState is the state at the first body line of f.

@@ -32,6 +32,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("events: A B\nfn=(1) x\n1 2 3\ncfn=(1)\ncalls=0 1\n* 4\njcnd=1/2 +3\n-1 0x10\n"))
 	f.Add([]byte("\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=x\n1 2\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=y\n1 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if st, _, err := callgrind.DecodeState(b); err == nil { // a damaged index entry
+			enc, _ := st.AppendBinary(nil)
+			if back, _, err := callgrind.DecodeState(enc); err != nil || back != st {
+				t.Fatalf("state %v does not round-trip: %v %v", st, back, err)
+			}
+		}
 		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
@@ -60,7 +66,12 @@ func FuzzDecode(f *testing.F) {
 			offs = append(offs, r.Off)
 		}
 		for k := len(states) / 2; k < len(states) && k < len(states)/2+3; k++ {
-			d := file.NewDecoder(tab.Names, states[k])
+			enc, _ := states[k].AppendBinary(nil)
+			st, rest, err := callgrind.DecodeState(enc)
+			if err != nil || len(rest) != 0 || st != states[k] {
+				t.Fatalf("state %v does not round-trip: %v %v", states[k], st, err)
+			}
+			d := file.NewDecoder(tab.Names, st)
 			r, err := d.Next()
 			if err != nil || r.Off != offs[k] {
 				t.Fatalf("resumed at record %d: %v, off %v want %d", k, err, r, offs[k])
@@ -79,6 +90,12 @@ func FuzzAnnotate(f *testing.F) {
 	f.Add([]byte(oddProfile))
 	f.Add([]byte("desc: a\ncmd: x\nevents: A B\nfl=f\nfn=g\n1 2 -3\nsummary: 2 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if st, _, err := callgrind.DecodeState(b); err == nil { // a damaged index entry
+			enc, _ := st.AppendBinary(nil)
+			if back, _, err := callgrind.DecodeState(enc); err != nil || back != st {
+				t.Fatalf("state %v does not round-trip: %v %v", st, back, err)
+			}
+		}
 		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return

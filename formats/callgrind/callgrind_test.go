@@ -231,9 +231,9 @@ func TestIndexedLines(t *testing.T) {
 		}
 		src.Close()
 	}
-	var g linesGen
 	st := cg.State{Off: 12345, Obj: 3, FnFile: 4, File: 5, Fn: 6, CObj: -1, CFile: -1, CFn: 7, Instr: 0x401000, Line: -2, NoLine: true}
-	if back, err := g.DecodeState(g.EncodeState(st)); err != nil || back != st {
+	enc, _ := st.AppendBinary(nil)
+	if back, rest, err := cg.DecodeState(enc); err != nil || back != st || len(rest) != 0 {
 		t.Fatalf("state round trip: %v %v", back, err)
 	}
 }

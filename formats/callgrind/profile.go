@@ -70,14 +70,11 @@ func newSum(ps []*profile, prefix string, errs *vfs.Errors) *model {
 	return m
 }
 
-// rowBatch is the rows of functions.csv and calls.csv rendered at a time.
-const rowBatch = 64
-
 // build adds the table views to dir; withFile adds the views that read
 // the file itself (lines.csv, and the header as found).
 func (m *model) build(dir *vfs.Dir, withFile bool) {
-	dir.AddFile("functions.csv", render.Stream(render.NewRows(rowBatch, m.functionsCSV), m.reporter("functions.csv")))
-	dir.AddFile("calls.csv", render.Stream(render.NewRows(rowBatch, m.callsCSV), m.reporter("calls.csv")))
+	dir.AddFile("functions.csv", m.functionsTable().CSV())
+	dir.AddFile("calls.csv", m.callsTable().CSV())
 	dir.Add("functions", vfs.Lazy(m.functionDirs))
 	title := strings.TrimSuffix(m.prefix, "/")
 	if title == "" {
@@ -102,7 +99,7 @@ func (p *profile) build(dir *vfs.Dir, _ bool) {
 			dir.AddFile(v.name, render.Bytes(func() ([]byte, error) { return p.f.Annotate(p.path, v.inclusive) }, p.reporter(v.name)))
 		}
 	}
-	dir.AddFile("lines.csv", render.IndexedStream(linesGen{p}, render.IndexKey("callgrind", p.prefix+"lines.csv", p.path), p.reporter("lines.csv")))
+	dir.AddFile("lines.csv", p.linesTable().CSV())
 }
 
 // functionDirs lists functions/<nr>-<name>/ with callers.csv and callees.csv.
@@ -117,22 +114,16 @@ func (m *model) functionDirs() []vfs.Entry {
 		b = append(b, t.Names.Name(t.Funcs[i].Name)...)
 		d := vfs.NewDir()
 		where := "functions/" + strconv.Itoa(i) + "/"
-		d.AddFile("callers.csv", render.Bytes(func() ([]byte, error) { return m.callList(i, true), nil }, m.reporter(where+"callers.csv")))
-		d.AddFile("callees.csv", render.Bytes(func() ([]byte, error) { return m.callList(i, false), nil }, m.reporter(where+"callees.csv")))
+		d.AddFile("callers.csv", m.callListTable(i, true).SmallCSV(m.reporter(where+"callers.csv")))
+		d.AddFile("callees.csv", m.callListTable(i, false).SmallCSV(m.reporter(where+"callees.csv")))
 		out = append(out, vfs.Entry{Name: vfs.SafeName(strings.ReplaceAll(string(b), "\\", "_")), Node: d})
 	}
 	return out
 }
 
-// appendEventColumns appends a column per event, named after the event
-// (eventColumns) and suffix.
-func appendEventColumns(dst []byte, suffix string, events []string) []byte {
-	for _, e := range eventColumns(events) {
-		dst = append(dst, ',')
-		dst = append(dst, e+suffix...)
-	}
-	return dst
-}
+// The tables of a model are render.Tables: the functions below give their
+// columns (on first use: they name the profile's events) and fill their
+// rows; render writes, sizes and indexes them.
 
 // eventColumns are the events' names in columns: snake_case
 // (render.Name: Time_(10ns) -> time_10ns), each once.
@@ -145,216 +136,204 @@ func eventColumns(events []string) []string {
 	return out
 }
 
-func appendCosts(dst []byte, costs []int64) []byte {
-	for _, v := range costs {
-		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, v, 10)
+// costColumns are a column per event, named after the event and each of
+// suffixes in turn.
+func costColumns(events []string, suffixes ...string) []render.Column {
+	var cols []render.Column
+	for _, e := range eventColumns(events) {
+		for _, s := range suffixes {
+			cols = append(cols, render.Column{Name: e + s, Kind: render.Int})
+		}
 	}
-	return dst
+	return cols
 }
 
-func (m *model) functionsCSV() []render.Part {
-	t := m.table()
-	header := []byte("function_id,function,file,module,call_count")
-	for _, e := range eventColumns(t.Events) {
-		header = append(header, ","+e+"_inc,"+e+"_exc"...)
+func costCells(r *render.Row, costs []int64) {
+	for _, v := range costs {
+		r.Int(v)
 	}
-	header = append(header, '\n')
-	return rowParts(string(header), len(t.Funcs), func(dst []byte, i int) []byte {
-		f := &t.Funcs[i]
-		dst = strconv.AppendInt(dst, int64(i), 10)
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, t.Names.Name(f.Name))
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, t.Names.Name(f.File))
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, t.Names.Name(f.Obj))
-		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, f.Calls, 10)
-		self := t.Self(i)
-		for k, inc := range t.Inclusive(i) {
-			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, inc, 10)
-			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, self[k], 10)
-		}
-		return append(dst, '\n')
-	})
+}
+
+// fnColumns are a function's number, name and file, as role (caller,
+// callee) names them.
+func fnColumns(role string) []render.Column {
+	return []render.Column{{Name: role + "_id", Kind: render.Uint}, {Name: role}, {Name: role + "_file"}}
+}
+
+func (m *model) fnCells(r *render.Row, i int32) {
+	t := m.tab
+	r.Uint(uint64(i)).Str(t.Names.Name(t.Funcs[i].Name)).Str(t.Names.Name(t.Funcs[i].File))
+}
+
+// instrColumn is the instr column of a profile with instruction positions.
+var instrColumn = render.Column{Name: "instr", Kind: render.Hex}
+
+// siteColumns are where a call is made and how often.
+func (m *model) siteColumns() []render.Column {
+	cols := []render.Column{{Name: "line", Kind: render.Int}}
+	if m.hasInstr() {
+		cols = append(cols, instrColumn)
+	}
+	return append(cols, render.Column{Name: "call_count", Kind: render.Uint})
+}
+
+func (m *model) siteCells(r *render.Row, e *cg.Edge) {
+	r.Int(e.Line)
+	if m.hasInstr() {
+		r.Uint(e.Instr)
+	}
+	r.Uint(e.Count)
 }
 
 func (m *model) hasInstr() bool { return m.tab != nil && m.tab.Header.HasInstr() }
 
-func (m *model) appendSite(dst []byte, e *cg.Edge) []byte {
-	dst = strconv.AppendInt(dst, e.Line, 10)
-	if m.hasInstr() {
-		dst = append(dst, ",0x"...)
-		dst = strconv.AppendUint(dst, e.Instr, 16)
+func (m *model) functionsTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			cols := []render.Column{{Name: "function_id", Kind: render.Uint}, {Name: "function"}, {Name: "file"}, {Name: "module"}, {Name: "call_count", Kind: render.Uint}}
+			return append(cols, costColumns(m.table().Events, "_inc", "_exc")...)
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			t := m.table()
+			return render.Counted(int64(len(t.Funcs)), func(i int64, r *render.Row) error {
+				f := &t.Funcs[i]
+				r.Uint(uint64(i)).Str(t.Names.Name(f.Name)).Str(t.Names.Name(f.File)).Str(t.Names.Name(f.Obj)).Uint(f.Calls)
+				self := t.Self(int(i))
+				for k, inc := range t.Inclusive(int(i)) {
+					r.Int(inc).Int(self[k])
+				}
+				return nil
+			})(pos)
+		},
 	}
-	dst = append(dst, ',')
-	return strconv.AppendUint(dst, e.Count, 10)
 }
 
-func (m *model) siteColumns() string {
-	if m.hasInstr() {
-		return "line,instr,call_count"
+func (m *model) callsTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			t := m.table()
+			cols := append(append(fnColumns("caller"), fnColumns("callee")...), m.siteColumns()...)
+			return append(cols, costColumns(t.Events, "_inc")...)
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			t := m.table()
+			return render.Counted(int64(len(t.Edges)), func(i int64, r *render.Row) error {
+				e := &t.Edges[i]
+				m.fnCells(r, e.Caller)
+				m.fnCells(r, e.Callee)
+				m.siteCells(r, e)
+				costCells(r, t.EdgeCost(int(i)))
+				return nil
+			})(pos)
+		},
 	}
-	return "line,call_count"
 }
 
-func (m *model) appendFn(dst []byte, i int32) []byte {
-	t := m.tab
-	dst = strconv.AppendInt(dst, int64(i), 10)
-	dst = append(dst, ',')
-	dst = render.AppendCSVField(dst, t.Names.Name(t.Funcs[i].Name))
-	dst = append(dst, ',')
-	dst = render.AppendCSVField(dst, t.Names.Name(t.Funcs[i].File))
-	return append(dst, ',')
-}
-
-func (m *model) callsCSV() []render.Part {
-	t := m.table()
-	header := []byte("caller_id,caller,caller_file,callee_id,callee,callee_file," + m.siteColumns())
-	header = appendEventColumns(header, "_inc", t.Events)
-	header = append(header, '\n')
-	return rowParts(string(header), len(t.Edges), func(dst []byte, i int) []byte {
-		e := &t.Edges[i]
-		dst = m.appendFn(dst, e.Caller)
-		dst = m.appendFn(dst, e.Callee)
-		dst = m.appendSite(dst, e)
-		dst = appendCosts(dst, t.EdgeCost(i))
-		return append(dst, '\n')
-	})
-}
-
-// callList is callers.csv (callers of function i) or callees.csv, by
+// callListTable is callers.csv (callers of function i) or callees.csv, by
 // inclusive cost of the first event, descending, as webgrind lists them.
-func (m *model) callList(i int, callers bool) []byte {
-	t := m.table()
-	list := m.callees[i]
+func (m *model) callListTable(i int, callers bool) *render.Table {
 	who := "callee"
 	if callers {
-		list, who = m.callers[i], "caller"
+		who = "caller"
 	}
-	list = slices.Clone(list)
-	slices.SortStableFunc(list, func(a, b int32) int {
-		if len(t.Events) == 0 {
-			return 0
-		}
-		ca, cb := t.EdgeCost(int(a))[0], t.EdgeCost(int(b))[0]
-		switch {
-		case ca > cb:
-			return -1
-		case ca < cb:
-			return 1
-		}
-		return 0
-	})
-	dst := []byte(who + "_id," + who + "," + who + "_file," + m.siteColumns())
-	dst = appendEventColumns(dst, "_inc", t.Events)
-	dst = append(dst, '\n')
-	for _, x := range list {
-		e := &t.Edges[x]
-		if callers {
-			dst = m.appendFn(dst, e.Caller)
-		} else {
-			dst = m.appendFn(dst, e.Callee)
-		}
-		dst = m.appendSite(dst, e)
-		dst = appendCosts(dst, t.EdgeCost(int(x)))
-		dst = append(dst, '\n')
-	}
-	return dst
-}
-
-// linesCSV streams one row per self cost line, in file order.
-func (p *profile) linesCSV(state any) (render.Cursor, error) {
-	t := p.table()
-	instr := p.f.Header.HasInstr()
-	header := "file,line,"
-	if instr {
-		header += "instr,"
-	}
-	h := []byte(header + "function,module")
-	h = appendEventColumns(h, "", t.Events)
-	h = append(h, '\n')
-	c := &linesCursor{p: p, t: t, instr: instr, header: h}
-	if st, ok := state.(cg.State); ok {
-		c.d = p.f.NewDecoder(t.Names, st)
-	} else {
-		c.d = p.f.NewDecoder(t.Names, p.f.StartState())
-		c.atStart = true
-	}
-	return c, nil
-}
-
-type linesCursor struct {
-	p       *profile
-	t       *cg.Table
-	d       *cg.Decoder
-	instr   bool
-	header  []byte
-	atStart bool
-	err     error
-}
-
-const linesPerNext = 64
-
-func (c *linesCursor) Next(dst []byte) ([]byte, error) {
-	if c.atStart {
-		c.atStart = false
-		return append(dst, c.header...), nil
-	}
-	if c.err != nil {
-		return dst, c.err
-	}
-	n := 0
-	for n < linesPerNext {
-		r, err := c.d.Next()
-		if err != nil {
-			if n > 0 {
-				// Return the rows so far; the error comes next time.
-				c.err = err
-				return dst, nil
+	return &render.Table{
+		Layout: func() []render.Column {
+			t := m.table()
+			return append(append(fnColumns(who), m.siteColumns()...), costColumns(t.Events, "_inc")...)
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			t := m.table()
+			list := m.callees[i]
+			if callers {
+				list = m.callers[i]
 			}
-			return dst, err
+			list = slices.Clone(list)
+			slices.SortStableFunc(list, func(a, b int32) int {
+				if len(t.Events) == 0 {
+					return 0
+				}
+				ca, cb := t.EdgeCost(int(a))[0], t.EdgeCost(int(b))[0]
+				switch {
+				case ca > cb:
+					return -1
+				case ca < cb:
+					return 1
+				}
+				return 0
+			})
+			return render.Counted(int64(len(list)), func(k int64, r *render.Row) error {
+				e := &t.Edges[list[k]]
+				if callers {
+					m.fnCells(r, e.Caller)
+				} else {
+					m.fnCells(r, e.Callee)
+				}
+				m.siteCells(r, e)
+				costCells(r, t.EdgeCost(int(list[k])))
+				return nil
+			})(pos)
+		},
+	}
+}
+
+// linesTable is lines.csv: one row per self cost line, in file order. Its
+// positions are the decoder's states (which hold name numbers of the
+// file's deterministic name table).
+func (p *profile) linesTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			t := p.table()
+			cols := []render.Column{{Name: "file"}, {Name: "line", Kind: render.Int}}
+			if p.f.Header.HasInstr() {
+				cols = append(cols, instrColumn)
+			}
+			cols = append(cols, render.Column{Name: "function"}, render.Column{Name: "module"})
+			return append(cols, costColumns(t.Events, "")...)
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			t := p.table()
+			st := p.f.StartState()
+			if len(pos) > 0 {
+				var err error
+				if st, _, err = cg.DecodeState(pos); err != nil {
+					return nil, err
+				}
+			}
+			return &lineScan{t: t, d: p.f.NewDecoder(t.Names, st), instr: p.f.Header.HasInstr()}, nil
+		},
+	}
+}
+
+type lineScan struct {
+	t     *cg.Table
+	d     *cg.Decoder
+	instr bool
+}
+
+func (s *lineScan) Scan(row *render.Row) error {
+	for {
+		r, err := s.d.Next()
+		if err != nil {
+			return err
 		}
 		if r.Kind != cg.Cost {
 			continue
 		}
-		if c.t.RowsCut > 0 && r.Off >= c.t.RowsCut {
-			c.err = c.t.CutError()
-			return dst, nil
+		if s.t.RowsCut > 0 && r.Off >= s.t.RowsCut {
+			return s.t.CutError()
 		}
-		n++
-		names := c.t.Names
-		dst = render.AppendCSVField(dst, names.Name(r.File))
-		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, r.Line, 10)
-		if c.instr {
-			dst = append(dst, ",0x"...)
-			dst = strconv.AppendUint(dst, r.Instr, 16)
+		names := s.t.Names
+		row.Str(names.Name(r.File)).Int(r.Line)
+		if s.instr {
+			row.Uint(r.Instr)
 		}
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, names.Name(r.Fn))
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, names.Name(r.Obj))
-		dst = appendCosts(dst, r.Costs)
-		dst = append(dst, '\n')
-	}
-	return dst, nil
-}
-
-func (c *linesCursor) State() any {
-	if c.atStart {
+		row.Str(names.Name(r.Fn)).Str(names.Name(r.Obj))
+		costCells(row, r.Costs)
 		return nil
 	}
-	return c.d.State()
 }
 
-// rowParts is a header and n rows as the parts of a render.Rows view
-// (random access and on-disk index through its RowPos states).
-func rowParts(header string, n int, row func(dst []byte, i int) []byte) []render.Part {
-	return []render.Part{render.TextPart(header), render.RowPart(int64(n), func(dst []byte, i int64) ([]byte, error) {
-		return row(dst, int(i)), nil
-	})}
+func (s *lineScan) Pos() []byte {
+	b, _ := s.d.State().AppendBinary(nil)
+	return b
 }
