@@ -23,6 +23,8 @@ var csvHeaders = map[string]string{
 	"streams.csv":                       "loom,pid,tid,app_id,rank,nranks,path,num_events,first_time_ns,last_time_ns,lib_version,lib_commit,finished,require,loom_cpus",
 	"cpus.csv":                          "loom,index,phyid",
 	"loom.*/proc.*/thread.*/events.csv": "time_ns,t_ns,mcv,model,category,value,jumbo,payload_size,payload_hex,event",
+	// OTF2 (gen-mpi-rma: the fields of the records it can hold, then its attributes)
+	"locations/*/events.csv@otf2": "t_ns,time_ns,event,region,stop_time_ns,measurement_mode,receiver,communicator,tag,bytes,request_id,sender,operation,root,sent_bytes,received_bytes,num_requested_threads,lock_id,acquisition_order,task_id,parameter,string_value,parameter_value,rma_win,sync_level,process_group,remote,lock_type,sync_type,matching_id,atomic_type,paradigm,thread_team,creating_thread,generation_number,thread_contingent,sequence_count,program_name,arguments,exit_status,",
 	// HPCToolkit database
 	"metrics.csv@hpcdb":       "metric_id,table,name,column,description,scope,statistic,partner,show,show_percent,format,formula,units",
 	"profiles.csv@hpcdb":      "profile_id,name,",

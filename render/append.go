@@ -272,6 +272,9 @@ func FieldNeedsQuotes(s string) bool {
 // and LF (NUL, CR, ...), DEL and bytes that are not UTF-8 are written as
 // \xNN (see AppendName): every format's CSV views share this escaping.
 func AppendCSVField(dst []byte, s string) []byte {
+	if plainCSV(s) {
+		return append(dst, s...)
+	}
 	s = EscapeCSV(s)
 	if !FieldNeedsQuotes(s) {
 		return append(dst, s...)
@@ -285,6 +288,21 @@ func AppendCSVField(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// plainCSV reports whether s is written as it is, in one pass: printable
+// ASCII without a comma or quote, not starting with a blank (the common
+// name, which then needs neither escaping nor quoting).
+func plainCSV(s string) bool {
+	if s == "" || s[0] == ' ' || s == `\.` {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == ',' || c == '"' {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendCSVRow appends fields as one CSV record ending in \n.

@@ -364,6 +364,12 @@ func (g *tableGen) appendRow(dst []byte, cells []cell) ([]byte, error) {
 func (t *Table) appendRow(dst []byte, cells []cell, csv bool) ([]byte, error) {
 	cols := t.columns()
 	for i := range cells {
+		if csv && cells[i].kind == vEmpty {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			continue
+		}
 		if err := check(cols[i], cells[i]); err != nil {
 			return dst, err
 		}
@@ -386,6 +392,9 @@ func (g *tableGen) rowLen(cells []cell) (int64, error) {
 		n = 1
 	}
 	for i := range cells {
+		if g.csv && cells[i].kind == vEmpty {
+			continue
+		}
 		if err := check(cols[i], cells[i]); err != nil {
 			return 0, err
 		}
@@ -511,6 +520,9 @@ func appendCSVCell(dst []byte, col Column, c cell) []byte {
 
 func csvCellLen(col Column, c cell) int {
 	if c.kind == vString {
+		if plainCSV(c.s) {
+			return len(c.s)
+		}
 		s := EscapeCSV(c.s)
 		if FieldNeedsQuotes(s) {
 			return 2 + len(s) + strings.Count(s, `"`)

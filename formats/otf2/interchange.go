@@ -66,8 +66,8 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 			if _, ok := groups[g]; !ok {
 				groups[g] = int64(len(groups))
 			}
-			proc := string(c.t.names.appendPlain(nil, "location_groups", g))
-			thread := string(c.t.names.appendPlain(nil, "strings", l.Def.U("name"))) + " (" + strconv.FormatUint(l.ID, 10) + ")"
+			proc := c.t.names.plain("location_groups", g)
+			thread := c.t.names.plain("strings", l.Def.U("name")) + " (" + strconv.FormatUint(l.ID, 10) + ")"
 			c.tracks = append(c.tracks, interchange.Track{Pid: groups[g], Tid: int64(i), Process: proc, Thread: thread, File: files[i]})
 		}
 	})
@@ -197,14 +197,14 @@ func (e *chromeEvents) closeTop(t int64, note string, emit func(*interchange.Eve
 	o := e.stack[len(e.stack)-1]
 	e.stack = e.stack[:len(e.stack)-1]
 	a := append(e.args[:0], `"region_id":`...)
-	a = appendU(a, o.region)
+	a = render.AppendUint(a, o.region)
 	if note != "" {
 		a = append(a, `,"note":`...)
 		a = interchange.AppendJSONString(a, note)
 	}
 	e.args = a
 	ts := e.t.clock.rel(o.enter)
-	e.out = interchange.Event{Name: string(e.t.names.appendPlain(nil, "regions", o.region)), Cat: "region", TS: ts, Args: a}
+	e.out = interchange.Event{Name: e.t.names.plain("regions", o.region), Cat: "region", TS: ts, Args: a}
 	if t > ts {
 		e.out.Dur = t - ts
 	}
@@ -219,20 +219,20 @@ func (e *chromeEvents) instant(ev *otf2.Event, note string, emit func(*interchan
 	switch name {
 	case "Enter", "Leave":
 		a = append(a, `"region":`...)
-		a = interchange.AppendJSONString(a, string(e.t.names.appendPlain(nil, "regions", ev.Vals[0])))
+		a = interchange.AppendJSONString(a, e.t.names.plain("regions", ev.Vals[0]))
 	default:
 		peer := `"receiver":`
 		if name == "MpiRecv" || name == "MpiIrecv" {
 			peer = `"sender":`
 		}
 		a = append(a, peer...)
-		a = appendU(a, ev.Vals[0])
+		a = render.AppendUint(a, ev.Vals[0])
 		a = append(a, `,"communicator":`...)
-		a = interchange.AppendJSONString(a, string(e.t.names.appendPlain(nil, "comms", ev.Vals[1])))
+		a = interchange.AppendJSONString(a, e.t.names.plain("comms", ev.Vals[1]))
 		a = append(a, `,"tag":`...)
-		a = appendU(a, ev.Vals[2])
+		a = render.AppendUint(a, ev.Vals[2])
 		a = append(a, `,"bytes":`...)
-		a = appendU(a, ev.Vals[3])
+		a = render.AppendUint(a, ev.Vals[3])
 	}
 	if note != "" {
 		a = append(a, `,"note":`...)

@@ -26,8 +26,8 @@ type defNames struct {
 	// text is appendDef's text of each id of a table whose ids are dense
 	// ("" for an id it has none for), so that events name definitions
 	// without map lookups.
-	text      map[string][]string
-	regionCSV []string // csvName's text of region id
+	text       map[string][]string
+	regionName []string // the name of region id, "" for none
 }
 
 type groupDef struct {
@@ -227,12 +227,44 @@ func (n *defNames) cacheTexts() {
 	}
 	n.cacheTable("strings", ids("strings"))
 	regions := n.text["regions"]
-	n.regionCSV = make([]string, len(regions))
+	n.regionName = make([]string, len(regions))
 	for id := range regions {
 		if name := n.tables["regions"][uint64(id)]; name != nil {
-			n.regionCSV[id] = string(render.AppendCSVField(nil, *name))
+			n.regionName[id] = *name
 		}
 	}
+}
+
+// def is the name of definition id of table (a table of defTables, or
+// "strings"), nil when it has none.
+func (n *defNames) def(table string, id uint64) *string {
+	if table == "strings" {
+		return n.str(id)
+	}
+	return n.tables[table][id]
+}
+
+// name is the name of definition id of table, "" when it has none.
+func (n *defNames) name(table string, id uint64) string {
+	if table == "regions" && id < uint64(len(n.regionName)) {
+		return n.regionName[id]
+	}
+	if s := n.def(table, id); s != nil {
+		return *s
+	}
+	return ""
+}
+
+// plain is the name of definition id of table, or its id when it has
+// none.
+func (n *defNames) plain(table string, id uint64) string {
+	if table == "regions" && id < uint64(len(n.regionName)) && n.regionName[id] != "" {
+		return n.regionName[id]
+	}
+	if s := n.def(table, id); s != nil {
+		return *s
+	}
+	return string(render.AppendUint(nil, id))
 }
 
 func (n *defNames) cacheTable(table string, ids []uint64) {

@@ -56,6 +56,8 @@ type trace struct {
 	clock       clock
 	profOnce    sync.Once
 	prof        *profile
+	schemaOnce  sync.Once
+	evSchema    *eventSchema
 	files       []evtFile // per location, in ar.Locations order
 	locCols     []string  // per location, its column in events.txt
 	snaps       []evtFile // the same for .snap files
@@ -127,16 +129,18 @@ func Open(path string) (*vfs.Source, error) {
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
 	root.AddFile("header.txt", render.Bytes(t.header, nil))
 	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
-	root.AddFile("locations.csv", render.Bytes(t.locationsCSV, nil))
-	root.AddFile("regions.csv", render.Bytes(t.regionsCSV, nil))
+	// The small tables (a row per definition, call path, region or
+	// message) are rendered whole; the big ones stream, with Parquet twins.
 	for _, v := range []struct {
-		name string
-		fn   func() ([]byte, error)
-	}{{"cct.csv", t.cctCSV}, {"procedures.csv", t.proceduresCSV}, {"imbalance.csv", t.imbalanceCSV},
-		{"messages.csv", t.messagesCSV}, {"collectives.csv", t.collectivesCSV}} {
-		root.AddFile(v.name, render.Bytes(v.fn, src.Errors.Reporter(v.name)))
+		name  string
+		table *render.Table
+	}{{"locations.csv", t.locationsTable()}, {"regions.csv", t.regionsTable()}, {"cct.csv", t.cctTable()},
+		{"procedures.csv", t.proceduresTable()}, {"imbalance.csv", t.imbalanceTable()}, {"messages.csv", t.messagesTable()},
+		{"collectives.csv", t.collectivesTable()}} {
+		root.AddFile(v.name, v.table.SmallCSV(src.Errors.Reporter(v.name)))
 	}
 	root.AddFile("comm-matrix.csv", t.commMatrixTable().CSV())
+	root.AddFile("metrics.csv", t.metricsTable().CSV())
 	locDir := root.AddDir("locations")
 	locNames := make([]string, len(ar.Locations))
 	for i, l := range ar.Locations {
@@ -144,10 +148,9 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	for i, name := range vfs.UniqueNames(locNames) {
 		d := locDir.AddDir(name)
-		d.AddFile("events.csv", render.Stream(&eventsGen{t: t, loc: i}, src.Errors.Reporter("locations/"+name+"/events.csv")))
-		d.AddFile("cct.csv", render.Bytes(t.locationCCTCSV(i), src.Errors.Reporter("locations/"+name+"/cct.csv")))
+		d.AddFile("events.csv", t.eventsTable(i).CSV())
+		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
-	root.AddFile("metrics.csv", render.Stream(&metricsGen{t: t}, src.Errors.Reporter("metrics.csv")))
 	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, rep).AddViews(root)
 	var files []string
@@ -203,8 +206,12 @@ Files
                    location,t_ns,time_ns,metric_id,name (the member),value (as its type:
                    int64, uint64 or double; nan and inf as C prints them)
   locations/<id>/events.csv  the location's events in file order: t_ns (from the global
-                   offset),time_ns,event,region,fields,attributes (the record's other
-                   fields and its attributes as name=value pairs separated by ';')
+                   offset),time_ns,event (the record),region, then a column per field of
+                   the event records the trace can hold (those whose definitions it has;
+                   the same columns for every location: tag,bytes,communicator,...) and
+                   one per attribute definition, named after it; a definition by its
+                   name (its id when it has none), an enum by otf2-print's name, numbers
+                   as their type, times in ns; empty where the record has no such field
   locations/<id>/cct.csv     the call paths the location visited, with its own values
 `)
 	b.WriteString("\n" + interchange.ProfileReadme(profileMetrics))

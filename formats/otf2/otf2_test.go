@@ -17,6 +17,19 @@ import (
 
 var corpusCases = []string{"pipit-ping-pong", "gen-mpi-rma", "gen-threads-metrics", "gen-io-sampling-attrs"}
 
+// openCase mounts corpus case name (closed when the test ends) and returns
+// its tree and the case's directory.
+func openCase(t *testing.T, name string) (fs.FS, string) {
+	t.Helper()
+	dir := testdata.Corpus(t, "otf2", name)
+	src, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src.FS(), dir
+}
+
 // oracle reads a corpus oracle file, gunzipping a .gz one.
 func oracle(t *testing.T, dir, name string) []byte {
 	t.Helper()
@@ -63,13 +76,8 @@ func TestViewsMatchOtf2Print(t *testing.T) {
 	for _, name := range corpusCases {
 		for view, file := range map[string]string{"events.txt": "oracle-otf2-print.txt", "definitions.txt": "oracle-otf2-print-G.txt"} {
 			t.Run(name+"/"+view, func(t *testing.T) {
-				dir := testdata.Corpus(t, "otf2", name)
-				src, err := Open(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.Close()
-				got := testdata.ReadFS(t, src.FS(), view)
+				fsys, dir := openCase(t, name)
+				got := testdata.ReadFS(t, fsys, view)
 				want := oracle(t, dir, file)
 				if !bytes.Equal(got, want) {
 					t.Errorf("%s differs from %s (%d vs %d bytes)\n%s", view, file, len(got), len(want), firstDiff(got, want))
@@ -85,14 +93,9 @@ func TestViewsMatchOtf2Print(t *testing.T) {
 func TestEventsCSV(t *testing.T) {
 	for _, name := range corpusCases {
 		t.Run(name, func(t *testing.T) {
-			src, err := Open(testdata.Corpus(t, "otf2", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			tr := locationsOf(t, src.FS())
-			for _, l := range tr {
-				rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "locations/"+l[0]+"/events.csv"))
+			fsys, _ := openCase(t, name)
+			for _, l := range locationsOf(t, fsys) {
+				rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "locations/"+l[0]+"/events.csv"))
 				if got := strconv.Itoa(len(rows) - 1); got != l[4] {
 					t.Errorf("location %s: %s rows, locations.csv says %s events", l[0], got, l[4])
 				}
@@ -124,12 +127,7 @@ func locationsOf(t *testing.T, fsys fs.FS) [][]string {
 func TestInterchange(t *testing.T) {
 	for _, name := range corpusCases {
 		t.Run(name, func(t *testing.T) {
-			src, err := Open(testdata.Corpus(t, "otf2", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			fsys := src.FS()
+			fsys, _ := openCase(t, name)
 			cct := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "cct.csv"))
 			root, _ := strconv.ParseInt(cct[1][6], 10, 64)
 			var sum int64
@@ -181,13 +179,8 @@ func TestInterchange(t *testing.T) {
 func TestMetricsCSV(t *testing.T) {
 	for _, name := range corpusCases {
 		t.Run(name, func(t *testing.T) {
-			dir := testdata.Corpus(t, "otf2", name)
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "metrics.csv"))
+			fsys, dir := openCase(t, name)
+			rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "metrics.csv"))
 			events, _, _ := strings.Cut(string(oracle(t, dir, "oracle-otf2-print.txt")), "=== Snapshots")
 			want := 0
 			for _, line := range strings.Split(events, "\n") {

@@ -4,59 +4,77 @@ import (
 	"slices"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
-	"strconv"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // The profile's views are small (one row per call path, region, message
-// or collective) and made whole from the one scan.
+// or collective) and made from the one scan; each ends with the scan's
+// problems, if any.
 
-const cctHeader = "ctx_id,parent_id,depth,function,region_id,call_count,duration_ns_inc,duration_ns_exc\n"
+var statColumns = []render.Column{uintCol("call_count"), nsCol("duration_ns_inc"), nsCol("duration_ns_exc")}
 
-func (t *trace) appendCCTRow(b []byte, p *profile, i int, s *cctStat) []byte {
-	n := &p.nodes[i]
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, ',')
-	if n.parent >= 0 {
-		b = strconv.AppendInt(b, int64(n.parent), 10)
-	}
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(n.depth), 10)
-	b = append(b, ',')
-	if i == 0 {
-		b = append(b, "<root>"...)
-	} else {
-		b = t.names.csvName(b, "regions", n.region)
-	}
-	b = append(b, ',')
-	if i > 0 {
-		b = appendU(b, n.region)
-	}
-	b = append(b, ',')
-	return t.appendStat(b, s)
+var cctColumns = append([]render.Column{intCol("ctx_id"), intCol("parent_id"), intCol("depth"), strCol("function"),
+	uintCol("region_id")}, statColumns...)
+
+// statCells adds a cctStat's call_count, duration_ns_inc and duration_ns_exc.
+func statCells(r *render.Row, s *cctStat) {
+	r.Uint(s.visits)
+	nsCell(r, s.inc)
+	nsCell(r, s.exc)
 }
 
-func (t *trace) appendStat(b []byte, s *cctStat) []byte {
-	b = appendU(b, s.visits)
-	b = append(b, ',')
-	b = appendU(b, s.inc)
-	b = append(b, ',')
-	b = appendU(b, s.exc)
-	return append(b, '\n')
+// pathsTable is a cct.csv of the call paths ids (node indices in order),
+// with the values stat gives; the root's inclusive time is the sum of its
+// children's.
+func (t *trace) pathsTable(paths func(p *profile) []int, stat func(p *profile, i int) *cctStat) *render.Table {
+	return &render.Table{Columns: cctColumns, Open: func(pos []byte) (render.Scanner, error) {
+		p := t.profile()
+		ids := paths(p)
+		root := t.rootStat(p, func(k int) *cctStat { return stat(p, k) })
+		return rowsThen(int64(len(ids)), p.problems.Err(), func(k int64, r *render.Row) error {
+			i := ids[k]
+			n := &p.nodes[i]
+			r.Int(int64(i))
+			if n.parent >= 0 {
+				r.Int(int64(n.parent))
+			} else {
+				r.Empty()
+			}
+			r.Int(int64(n.depth))
+			s := stat(p, i)
+			if i == 0 {
+				r.Str("<root>").Empty()
+				s = &root
+			} else {
+				r.Str(t.names.name("regions", n.region)).Uint(n.region)
+			}
+			statCells(r, s)
+			return nil
+		})(pos)
+	}}
 }
 
-// cctCSV is the call-path profile summed over locations; the root's
-// inclusive time is the sum of its children's.
-func (t *trace) cctCSV() ([]byte, error) {
-	p := t.profile()
-	b := []byte(cctHeader)
-	for i := range p.nodes {
-		s := p.nodes[i].cctStat
-		if i == 0 {
-			s = t.rootStat(p, func(k int) *cctStat { return &p.nodes[k].cctStat })
+// cctTable is cct.csv, the call-path profile summed over locations.
+func (t *trace) cctTable() *render.Table {
+	return t.pathsTable(func(p *profile) []int {
+		ids := make([]int, len(p.nodes))
+		for i := range ids {
+			ids[i] = i
 		}
-		b = t.appendCCTRow(b, p, i, &s)
-	}
-	return b, p.problems.Err()
+		return ids
+	}, func(p *profile, i int) *cctStat { return &p.nodes[i].cctStat })
+}
+
+// locationCCT is the call paths of location li (those it visited).
+func (t *trace) locationCCT(li int) *render.Table {
+	return t.pathsTable(func(p *profile) []int {
+		ids := []int{0}
+		for k := range p.perLoc[li] {
+			ids = append(ids, int(k))
+		}
+		slices.Sort(ids[1:])
+		return ids
+	}, func(p *profile, i int) *cctStat { return p.perLoc[li][int32(i)] })
 }
 
 // rootStat is the root's values: the inclusive sum of the top call paths.
@@ -72,26 +90,6 @@ func (t *trace) rootStat(p *profile, stat func(int) *cctStat) cctStat {
 	return s
 }
 
-// locationCCTCSV is the call paths of location li (those it visited).
-func (t *trace) locationCCTCSV(li int) func() ([]byte, error) {
-	return func() ([]byte, error) {
-		p := t.profile()
-		m := p.perLoc[li]
-		ids := make([]int, 0, len(m))
-		for k := range m {
-			ids = append(ids, int(k))
-		}
-		slices.Sort(ids)
-		b := []byte(cctHeader)
-		root := t.rootStat(p, func(k int) *cctStat { return m[int32(k)] })
-		b = t.appendCCTRow(b, p, 0, &root)
-		for _, i := range ids {
-			b = t.appendCCTRow(b, p, i, m[int32(i)])
-		}
-		return b, p.problems.Err()
-	}
-}
-
 // regionIDs are the regions entered anywhere, in id order.
 func (p *profile) regionIDs() []uint64 {
 	ids := make([]uint64, 0, len(p.procs))
@@ -102,131 +100,126 @@ func (p *profile) regionIDs() []uint64 {
 	return ids
 }
 
-// proceduresCSV is the flat profile: per region (function_id is the
+var procedureColumns = append([]render.Column{uintCol("function_id"), strCol("function"), strCol("relation"), strCol("module"),
+	strCol("file"), uintCol("line")}, statColumns...)
+
+// proceduresTable is the flat profile: per region (function_id is the
 // region id; relation and module are empty, OTF2 has neither), its source
 // file and first line, visits, inclusive time (outermost calls only, so
 // recursion is counted once) and exclusive time, summed over locations.
-func (t *trace) proceduresCSV() ([]byte, error) {
-	p := t.profile()
-	b := []byte("function_id,function,relation,module,file,line,call_count,duration_ns_inc,duration_ns_exc\n")
-	src := t.regionSources()
-	for _, r := range p.regionIDs() {
-		b = appendU(b, r)
-		b = append(b, ',')
-		b = t.names.csvName(b, "regions", r)
-		b = append(b, ",,,"...)
-		if s, ok := src[r]; ok {
-			b = t.names.csvName(b, "strings", s[0])
-			b = append(b, ',')
-			b = appendOptU(b, s[1], 32)
-		} else {
-			b = append(b, ',')
-		}
-		b = append(b, ',')
-		b = t.appendStat(b, p.procs[r])
-	}
-	return b, p.problems.Err()
+func (t *trace) proceduresTable() *render.Table {
+	return &render.Table{Columns: procedureColumns, Open: func(pos []byte) (render.Scanner, error) {
+		p := t.profile()
+		src := t.regionSources()
+		ids := p.regionIDs()
+		return rowsThen(int64(len(ids)), p.problems.Err(), func(i int64, r *render.Row) error {
+			id := ids[i]
+			r.Uint(id).Str(t.names.name("regions", id)).Empty().Empty()
+			if s, ok := src[id]; ok {
+				r.Str(t.names.name("strings", s[0]))
+				optCell(r, s[1], 32)
+			} else {
+				r.Empty().Empty()
+			}
+			statCells(r, p.procs[id])
+			return nil
+		})(pos)
+	}}
 }
 
-// imbalanceCSV is the flat profile per region and location, one row for
+var imbalanceColumns = append([]render.Column{uintCol("region_id"), strCol("function"), uintCol("location")}, statColumns...)
+
+// imbalanceTable is the flat profile per region and location, one row for
 // every location (zeros where the region was not entered), so that the
 // spread of a region over locations is one group-by away.
-func (t *trace) imbalanceCSV() ([]byte, error) {
-	p := t.profile()
-	b := []byte("region_id,function,location,call_count,duration_ns_inc,duration_ns_exc\n")
-	for _, r := range p.regionIDs() {
-		for li, s := range p.procLoc[r] {
+func (t *trace) imbalanceTable() *render.Table {
+	return &render.Table{Columns: imbalanceColumns, Open: func(pos []byte) (render.Scanner, error) {
+		p := t.profile()
+		ids := p.regionIDs()
+		nl := int64(len(t.ar.Locations))
+		return rowsThen(int64(len(ids))*nl, p.problems.Err(), func(i int64, r *render.Row) error {
+			id, li := ids[i/nl], i%nl
+			s := p.procLoc[id][li]
 			if s == nil {
 				s = &cctStat{}
 			}
-			b = appendU(b, r)
-			b = append(b, ',')
-			b = t.names.csvName(b, "regions", r)
-			b = append(b, ',')
-			b = appendU(b, t.ar.Locations[li].ID)
-			b = append(b, ',')
-			b = t.appendStat(b, s)
-		}
-	}
-	return b, p.problems.Err()
+			r.Uint(id).Str(t.names.name("regions", id)).Uint(t.ar.Locations[li].ID)
+			statCells(r, s)
+			return nil
+		})(pos)
+	}}
 }
 
-// messagesCSV lists every point-to-point message: kind is message, or
+var messageColumns = []render.Column{strCol("kind"), strCol("communicator"), uintCol("sender"), uintCol("receiver"),
+	uintCol("sender_location"), uintCol("receiver_location"), uintCol("tag"), uintCol("bytes"),
+	nsCol("send_time_ns"), nsCol("recv_time_ns")}
+
+// messagesTable lists every point-to-point message: kind is message, or
 // unmatched_send / unmatched_recv for a send or receive without its other
 // half.
-func (t *trace) messagesCSV() ([]byte, error) {
-	p := t.profile()
-	b := []byte("kind,communicator,sender,receiver,sender_location,receiver_location,tag,bytes,send_time_ns,recv_time_ns\n")
-	loc := func(b []byte, i int) []byte {
-		if i >= 0 {
-			b = appendU(b, t.ar.Locations[i].ID)
+func (t *trace) messagesTable() *render.Table {
+	return &render.Table{Columns: messageColumns, Open: func(pos []byte) (render.Scanner, error) {
+		p := t.profile()
+		loc := func(r *render.Row, i int) {
+			if i >= 0 {
+				r.Uint(t.ar.Locations[i].ID)
+			} else {
+				r.Empty()
+			}
 		}
-		return append(b, ',')
-	}
-	for _, m := range p.messages {
-		switch {
-		case m.hasSend && m.hasRecv:
-			b = append(b, "message,"...)
-		case m.hasSend:
-			b = append(b, "unmatched_send,"...)
-		default:
-			b = append(b, "unmatched_recv,"...)
-		}
-		b = t.names.csvName(b, "comms", m.comm)
-		b = append(b, ',')
-		if m.hasRecv {
-			b = appendU(b, m.sender)
-		}
-		b = append(b, ',')
-		if m.hasSend {
-			b = appendU(b, m.receiver)
-		}
-		b = append(b, ',')
-		b = loc(b, m.sendLoc)
-		b = loc(b, m.recvLoc)
-		b = appendU(b, m.tag)
-		b = append(b, ',')
-		b = appendU(b, m.bytes)
-		b = append(b, ',')
-		if m.hasSend {
-			b = appendU(b, t.clock.ns(m.sendTime))
-		}
-		b = append(b, ',')
-		if m.hasRecv {
-			b = appendU(b, t.clock.ns(m.recvTime))
-		}
-		b = append(b, '\n')
-	}
-	return b, p.problems.Err()
+		return rowsThen(int64(len(p.messages)), p.problems.Err(), func(i int64, r *render.Row) error {
+			m := &p.messages[i]
+			switch {
+			case m.hasSend && m.hasRecv:
+				r.Str("message")
+			case m.hasSend:
+				r.Str("unmatched_send")
+			default:
+				r.Str("unmatched_recv")
+			}
+			r.Str(t.names.name("comms", m.comm))
+			ifCell(r, m.hasRecv, func() { r.Uint(m.sender) })
+			ifCell(r, m.hasSend, func() { r.Uint(m.receiver) })
+			loc(r, m.sendLoc)
+			loc(r, m.recvLoc)
+			r.Uint(m.tag).Uint(m.bytes)
+			ifCell(r, m.hasSend, func() { nsCell(r, t.clock.ns(m.sendTime)) })
+			ifCell(r, m.hasRecv, func() { nsCell(r, t.clock.ns(m.recvTime)) })
+			return nil
+		})(pos)
+	}}
 }
 
-// collectivesCSV lists every MPI collective operation of every location.
-func (t *trace) collectivesCSV() ([]byte, error) {
-	p := t.profile()
-	b := []byte("location,operation,communicator,root,sent_bytes,received_bytes,time_ns,duration_ns\n")
-	for _, c := range p.collectives {
-		b = appendU(b, t.ar.Locations[c.loc].ID)
-		b = append(b, ',')
-		b = appendEnumName(b, "CollectiveOp", c.op)
-		b = append(b, ',')
-		b = t.names.csvName(b, "comms", c.comm)
-		b = append(b, ',')
-		if s, ok := otf2.EnumName("CollectiveRoot", c.root); ok {
-			b = append(b, s...)
-		} else {
-			b = appendU(b, c.root)
-		}
-		b = append(b, ',')
-		b = appendU(b, c.sent)
-		b = append(b, ',')
-		b = appendU(b, c.received)
-		b = append(b, ',')
-		b = appendU(b, t.clock.ns(c.begin))
-		b = append(b, ',')
-		b = appendU(b, t.clock.ns(c.end-min(c.begin, c.end)))
-		b = append(b, '\n')
+// ifCell adds a cell with add when ok, else an empty one.
+func ifCell(r *render.Row, ok bool, add func()) {
+	if ok {
+		add()
+	} else {
+		r.Empty()
 	}
-	return b, p.problems.Err()
+}
+
+var collectiveColumns = []render.Column{uintCol("location"), strCol("operation"), strCol("communicator"), strCol("root"),
+	uintCol("sent_bytes"), uintCol("received_bytes"), nsCol("time_ns"), nsCol("duration_ns")}
+
+// collectivesTable lists every MPI collective operation of every location.
+func (t *trace) collectivesTable() *render.Table {
+	return &render.Table{Columns: collectiveColumns, Open: func(pos []byte) (render.Scanner, error) {
+		p := t.profile()
+		return rowsThen(int64(len(p.collectives)), p.problems.Err(), func(i int64, r *render.Row) error {
+			c := &p.collectives[i]
+			r.Uint(t.ar.Locations[c.loc].ID).Str(enumName("CollectiveOp", c.op)).Str(t.names.name("comms", c.comm))
+			if s, ok := otf2.EnumName("CollectiveRoot", c.root); ok {
+				r.Str(s)
+			} else {
+				r.Str(string(render.AppendUint(nil, c.root)))
+			}
+			r.Uint(c.sent).Uint(c.received)
+			nsCell(r, t.clock.ns(c.begin))
+			nsCell(r, t.clock.ns(c.end-min(c.begin, c.end)))
+			return nil
+		})(pos)
+	}}
 }
 
 // regionSources maps each region to its source file string and first line.

@@ -73,17 +73,12 @@ func TestImbalanceMatchesPythonOTF2(t *testing.T) {
 	py := python3otf2(t)
 	for _, name := range []string{"pipit-ping-pong", "gen-threads-metrics"} {
 		t.Run(name, func(t *testing.T) {
-			dir := testdata.Corpus(t, "otf2", name)
+			fsys, dir := openCase(t, name)
 			out, err := exec.Command(py, "-c", pyProfile, dir+"/traces.otf2").Output()
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			got := string(testdata.ReadFS(t, src.FS(), "imbalance.csv"))
+			got := string(testdata.ReadFS(t, fsys, "imbalance.csv"))
 			_, got, _ = strings.Cut(got, "\n")
 			if got != string(out) {
 				t.Errorf("imbalance.csv differs from python3-otf2's reading\n%s", firstDiff([]byte(got), out))
