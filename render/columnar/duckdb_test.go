@@ -79,6 +79,7 @@ func TestDuckDBReadsTwins(t *testing.T) {
 		testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"),
 		testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.default"),
 		testdata.Corpus(t, "webgrind", "xdebug-app-v7", "callgrind.out.webgrind"),
+		testdata.Corpus(t, "otf2", "gen-io-sampling-attrs"),
 	}
 	tmp := t.TempDir()
 	var args []string
