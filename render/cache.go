@@ -23,17 +23,84 @@ type lru struct {
 	order    *list.List // front = most recent; values are *lruEntry
 	entries  map[segmentKey]*list.Element
 	inflight map[segmentKey]chan struct{} // closed when the segment is put or released
+	spare    [][]byte                     // evicted segment buffers, for buffer
 }
 
 type lruEntry struct {
-	key  segmentKey
-	data []byte
+	key    segmentKey
+	data   []byte
+	refs   int  // holders that copy from data (acquire, done)
+	pooled bool // data came from buffer: it is reused once evicted and unheld
+	gone   bool // evicted while held: the last done reuses data
 }
+
+// spareBuffers bounds the evicted segment buffers kept for reuse. Reusing
+// them spares the allocator the clearing of a fresh MiB per segment and the
+// collector about one byte of garbage per byte served.
+const spareBuffers = 4
 
 var segments = newLRU(segmentBudget)
 
 func newLRU(budget int) *lru {
 	return &lru{budget: budget, order: list.New(), entries: map[segmentKey]*list.Element{}, inflight: map[segmentKey]chan struct{}{}}
+}
+
+// buffer returns an empty slice of capacity at least n for a segment that
+// will be put with pooled set: an evicted segment's buffer when one is
+// large enough. Capacities are rounded up to 64 KiB so that segments of
+// nearly equal size share buffers.
+func (c *lru) buffer(n int) []byte {
+	c.mu.Lock()
+	for i, b := range c.spare {
+		if cap(b) >= n {
+			last := len(c.spare) - 1
+			c.spare[i] = c.spare[last]
+			c.spare[last] = nil
+			c.spare = c.spare[:last]
+			c.mu.Unlock()
+			return b[:0]
+		}
+	}
+	c.mu.Unlock()
+	return make([]byte, 0, (n+64<<10-1)&^(64<<10-1))
+}
+
+// recycle keeps the buffer of an evicted, unheld entry for reuse. Called
+// with c.mu held.
+func (c *lru) recycle(e *lruEntry) {
+	if !e.pooled || e.refs > 0 {
+		e.gone = true
+		return
+	}
+	if len(c.spare) < spareBuffers && cap(e.data) <= 2*segmentSpan {
+		c.spare = append(c.spare, e.data[:0])
+	}
+	e.data = nil
+}
+
+// acquire is get for a caller that copies from the bytes after the call:
+// they stay unchanged until it calls done with the entry.
+func (c *lru) acquire(k segmentKey) (*lruEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		c.order.MoveToFront(e)
+		ent := e.Value.(*lruEntry)
+		ent.refs++
+		return ent, true
+	}
+	return nil, false
+}
+
+// done ends a holder's use of an entry from acquire or putHeld.
+func (c *lru) done(e *lruEntry) {
+	c.mu.Lock()
+	e.refs--
+	if e.gone && e.refs == 0 {
+		e.gone = false
+		c.recycle(e)
+	}
+	c.mu.Unlock()
 }
 
 func (c *lru) get(k segmentKey) ([]byte, bool) {
@@ -77,22 +144,50 @@ func (c *lru) endInflight(k segmentKey) {
 
 func (c *lru) put(k segmentKey, data []byte) {
 	c.mu.Lock()
+	c.insert(k, data, false, 0)
+	c.mu.Unlock()
+}
+
+// putHeld puts a segment rendered into a buffer from c.buffer and returns
+// its entry held by the caller, who calls done when it has copied from it.
+func (c *lru) putHeld(k segmentKey, data []byte) *lruEntry {
+	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.insert(k, data, true, 1)
+}
+
+// putPooled puts a segment rendered into a buffer from c.buffer, unheld.
+func (c *lru) putPooled(k segmentKey, data []byte) {
+	c.mu.Lock()
+	c.insert(k, data, true, 0)
+	c.mu.Unlock()
+}
+
+// insert adds k with refs holders and evicts the least recent entries
+// over the budget; it returns the entry (not cached when larger than the
+// budget). Called with c.mu held.
+func (c *lru) insert(k segmentKey, data []byte, pooled bool, refs int) *lruEntry {
 	c.endInflight(k)
 	if e, ok := c.entries[k]; ok {
 		c.order.MoveToFront(e)
-		return
+		ent := e.Value.(*lruEntry)
+		ent.refs += refs
+		return ent
 	}
+	ent := &lruEntry{key: k, data: data, refs: refs, pooled: pooled}
 	if len(data) > c.budget {
-		return
+		ent.gone = true // never cached: done lets it go
+		return ent
 	}
-	c.entries[k] = c.order.PushFront(&lruEntry{k, data})
+	c.entries[k] = c.order.PushFront(ent)
 	c.used += len(data)
 	for c.used > c.budget {
 		e := c.order.Back()
-		ent := e.Value.(*lruEntry)
+		old := e.Value.(*lruEntry)
 		c.order.Remove(e)
-		delete(c.entries, ent.key)
-		c.used -= len(ent.data)
+		delete(c.entries, old.key)
+		c.used -= len(old.data)
+		c.recycle(old)
 	}
+	return ent
 }

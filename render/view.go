@@ -304,7 +304,7 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) && off < l.size {
 		seg := l.segmentOf(off)
-		data, start, err := s.segment(l, seg)
+		held, start, err := s.segment(l, seg)
 		if errors.Is(err, errDisagrees) && l.loaded != "" {
 			l = s.rebuild(l, err)
 			continue
@@ -312,10 +312,12 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		k := copy(p[n:], data[off-start:])
+		k := copy(p[n:], held.data[off-start:])
+		half := start + int64(len(held.data))/2
+		segments.done(held)
 		n += k
 		off += int64(k)
-		if off >= start+int64(len(data))/2 {
+		if off >= half {
 			s.prefetch(l, seg+1)
 			s.prefetch(l, seg+2)
 		}
@@ -391,13 +393,15 @@ func (s *stream) verifier(l *layout) StateCodec {
 	return codec
 }
 
-func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
+// segment returns segment seg of l, held: the caller calls segments.done
+// with it once it has copied from it.
+func (s *stream) segment(l *layout, seg int) (*lruEntry, int64, error) {
 	cps, end := l.checkpoints(seg)
 	start := cps[0].off
 	key := segmentKey{l, seg}
 	for {
-		if data, ok := segments.get(key); ok {
-			return data, start, nil
+		if held, ok := segments.acquire(key); ok {
+			return held, start, nil
 		}
 		claimed, wait := segments.claim(key)
 		if claimed {
@@ -412,8 +416,7 @@ func (s *stream) segment(l *layout, seg int) ([]byte, int64, error) {
 		segments.release(key)
 		return nil, 0, err
 	}
-	segments.put(key, data)
-	return data, start, nil
+	return segments.putHeld(key, data), start, nil
 }
 
 // errDisagrees is a segment that renders otherwise than its checkpoints
@@ -441,7 +444,7 @@ func (s *stream) renderSegment(cps []checkpoint, end int64, codec StateCodec) ([
 	want := end - start
 	// The buffer grows as records come: want is trusted only once the
 	// bytes are there (an index may claim any size).
-	buf := make([]byte, 0, min(want, segmentSpan)+4096)
+	buf := segments.buffer(int(min(want, segmentSpan)) + 4096)
 	next := 1
 	for int64(len(buf)) < want {
 		buf, err = c.Next(buf)
@@ -492,6 +495,6 @@ func (s *stream) prefetch(l *layout, seg int) {
 			segments.release(key)
 			return
 		}
-		segments.put(key, data)
+		segments.putPooled(key, data)
 	}()
 }
