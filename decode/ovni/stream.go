@@ -164,9 +164,14 @@ func (r *Reader) Next(ev *Event) error {
 	if r.off >= r.s.size {
 		return io.EOF
 	}
-	b, err := r.fill(HeaderSize + 16)
-	if err != nil {
-		return err
+	var b []byte
+	if rel := r.off - r.bufOff; rel >= 0 && rel+HeaderSize+16 <= int64(len(r.buf)) {
+		b = r.buf[rel:] // fill's fast path, here so that it is inlined
+	} else {
+		var err error
+		if b, err = r.fill(HeaderSize + 16); err != nil {
+			return err
+		}
 	}
 	if len(b) < HeaderSize {
 		return r.s.errorf(r.off, decode.ErrTruncated, "event header cut after %d of %d bytes", len(b), HeaderSize)
@@ -185,6 +190,7 @@ func (r *Reader) Next(ev *Event) error {
 			return r.s.errorf(r.off, decode.ErrTruncated, "jumbo event %q of %d data bytes cut after %d", ev.MCV[:], n, r.s.size-r.off-HeaderSize-4)
 		}
 		if total <= int64(r.bufCap) {
+			var err error
 			if b, err = r.fill(int(total)); err != nil {
 				return err
 			}

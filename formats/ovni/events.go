@@ -35,7 +35,11 @@ func (th *thread) appendLine(dst []byte, ev *ovni.Event, last int64) []byte {
 	switch th.form {
 	case formV1:
 		dst = append(dst, th.key...)
-		dst = strconv.AppendInt(dst, int64(ev.Clock), 10)
+		if c := int64(ev.Clock); c < 0 {
+			dst = strconv.AppendInt(dst, c, 10)
+		} else {
+			dst = render.AppendUint(dst, uint64(c))
+		}
 		dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2])
 		if len(ev.Payload) > 0 {
 			dst = append(dst, ' ')
@@ -105,19 +109,27 @@ func (th *thread) lineLen(clock uint64, last int64, payload int64) int64 {
 	return n
 }
 
-// appendPadded appends v as printf's %10ld (or %+10ld with plus).
+// appendPadded appends v as printf's %10ld (or %+10ld with plus): the
+// spaces, the sign, then the digits written in place.
 func appendPadded(dst []byte, v int64, plus bool) []byte {
-	start := len(dst)
-	if plus && v >= 0 {
-		dst = append(dst, '+')
+	u, sign := uint64(v), byte(0)
+	switch {
+	case v < 0:
+		u, sign = uint64(-v), '-' // -MinInt64 wraps to its magnitude
+	case plus:
+		sign = '+'
 	}
-	dst = strconv.AppendInt(dst, v, 10)
-	if pad := 10 - (len(dst) - start); pad > 0 {
-		dst = append(dst, "          "[:pad]...)
-		copy(dst[start+pad:], dst[start:len(dst)-pad])
-		copy(dst[start:start+pad], "          ")
+	w := render.DecimalLen(u)
+	if sign != 0 {
+		w++
 	}
-	return dst
+	if w < 10 {
+		dst = append(dst, "          "[:10-w]...)
+	}
+	if sign != 0 {
+		dst = append(dst, sign)
+	}
+	return render.AppendUint(dst, u)
 }
 
 func digitsLen(v int64, plus bool) int64 {

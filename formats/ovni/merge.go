@@ -21,12 +21,19 @@ type mergeGen struct {
 // so larger buffers would only read ahead what the next cursor reads again.
 const mergeBufferTotal = 512 << 10
 
+// A heapItem is a stream with a pending event and that event's clock,
+// kept beside it so that comparisons stay within the heap.
+type heapItem struct {
+	clock  uint64
+	stream int32
+}
+
 type mergeCursor struct {
 	g       *mergeGen
 	readers []*ovni.Reader // nil for streams that cannot be read
 	pending []ovni.Event   // the next event of each stream in the heap
 	last    []int64        // the clock of each stream's previous event
-	heap    []int32        // streams with a pending event, by (clock, stream)
+	heap    []heapItem     // streams with a pending event, by (clock, stream)
 	scratch []byte         // a described line while sizing
 }
 
@@ -34,7 +41,7 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	n := len(g.t.threads)
 	offs, _ := state.([]int64)
 	bufSize := max(4096, min(64<<10, mergeBufferTotal/max(n, 1)))
-	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), last: make([]int64, n), heap: make([]int32, 0, n)}
+	c := &mergeCursor{g: g, readers: make([]*ovni.Reader, n), pending: make([]ovni.Event, n), last: make([]int64, n), heap: make([]heapItem, 0, n)}
 	if offs != nil {
 		copy(c.last, offs[n:])
 	}
@@ -52,7 +59,7 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 		}
 		c.readers[i] = s.NewReader(off, bufSize)
 		if c.load(i) {
-			c.heap = append(c.heap, int32(i))
+			c.heap = append(c.heap, heapItem{c.pending[i].Clock, int32(i)})
 			c.up(len(c.heap) - 1)
 		}
 	}
@@ -71,16 +78,15 @@ func (c *mergeCursor) load(i int) bool {
 	return true
 }
 
-func (c *mergeCursor) less(a, b int32) bool {
-	ca, cb := c.pending[a].Clock, c.pending[b].Clock
-	return ca < cb || ca == cb && a < b
+func less(a, b heapItem) bool {
+	return a.clock < b.clock || a.clock == b.clock && a.stream < b.stream
 }
 
 func (c *mergeCursor) up(j int) {
 	h := c.heap
 	for j > 0 {
 		p := (j - 1) / 2
-		if !c.less(h[j], h[p]) {
+		if !less(h[j], h[p]) {
 			break
 		}
 		h[j], h[p] = h[p], h[j]
@@ -96,10 +102,10 @@ func (c *mergeCursor) down(j int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && c.less(h[r], h[l]) {
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
 			m = r
 		}
-		if !c.less(h[m], h[j]) {
+		if !less(h[m], h[j]) {
 			return
 		}
 		h[j], h[m] = h[m], h[j]
@@ -117,8 +123,8 @@ func (c *mergeCursor) State() any {
 			offs[i] = r.Offset()
 		}
 	}
-	for _, i := range c.heap {
-		offs[i] = c.pending[i].Off
+	for _, it := range c.heap {
+		offs[it.stream] = c.pending[it.stream].Off
 	}
 	return offs
 }
@@ -128,13 +134,15 @@ func (c *mergeCursor) top() int {
 	if len(c.heap) == 0 {
 		return -1
 	}
-	return int(c.heap[0])
+	return int(c.heap[0].stream)
 }
 
 // advance replaces the top stream's pending event with its next one.
 func (c *mergeCursor) advance() {
-	i := int(c.heap[0])
-	if !c.load(i) {
+	i := int(c.heap[0].stream)
+	if c.load(i) {
+		c.heap[0].clock = c.pending[i].Clock
+	} else {
 		last := len(c.heap) - 1
 		c.heap[0] = c.heap[last]
 		c.heap = c.heap[:last]
