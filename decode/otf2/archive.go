@@ -149,6 +149,12 @@ func (a *Archive) readLocalDefs(l *Location) {
 	defs, err := a.readDefFile(rel, &localDefSpecs)
 	a.Problems.Add(err)
 	l.HasDefs = true
+	l.addLocalDefs(defs)
+}
+
+// addLocalDefs takes l's mapping tables and clock offsets from the
+// records of its local definition file.
+func (l *Location) addLocalDefs(defs []Def) {
 	for i := range defs {
 		d := &defs[i]
 		switch d.spec.Name {

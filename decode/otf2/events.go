@@ -64,10 +64,14 @@ func (a *Archive) NewEventReaderAt(r io.ReaderAt, size int64, l *Location) *Even
 // NewSnapReaderAt reads location l's snapshot file (.snap) from r, of
 // size bytes: records are read as events, of the snapshot record types.
 func (a *Archive) NewSnapReaderAt(r io.ReaderAt, size int64, l *Location) *EventReader {
-	er := newEventReader(r, size, filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".snap"), a.Anchor.EventChunkSize, l, nil)
-	er.specs = &snapSpecs
-	er.raw = true
-	return er
+	return newEventReader(r, size, filepath.Join(a.Name, strconv.FormatUint(l.ID, 10)+".snap"), a.Anchor.EventChunkSize, l, nil).snapshots()
+}
+
+// snapshots makes r read snapshot records, whose times the reference
+// reader does not correct.
+func (r *EventReader) snapshots() *EventReader {
+	r.specs, r.raw = &snapSpecs, true
+	return r
 }
 
 // EventFileName is location l's event file relative to the anchor's directory.
@@ -167,6 +171,7 @@ func (r *EventReader) Next(ev *Event) bool {
 			ev.Vals = make([]uint64, maxEventFields)
 		}
 		ev.Vals = ev.Vals[:len(spec.Fields)]
+		ev.Arr[0], ev.Arr[1] = ev.Arr[0][:0], ev.Arr[1][:0]
 		if spec.Singleton {
 			c.span(9)
 			f := &spec.Fields[0]
@@ -212,9 +217,6 @@ func (r *EventReader) readEventFields(spec *recordSpec, ev *Event) {
 		}
 		ev.Vals[i] = r.mapped(f, v)
 		if f.Array != nil {
-			for j := range f.Array {
-				ev.Arr[j] = ev.Arr[j][:0]
-			}
 			for n := uint64(0); n < v && c.err == nil; n++ {
 				for j := range f.Array {
 					a := &f.Array[j]

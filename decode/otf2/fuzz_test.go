@@ -4,45 +4,127 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/testdata"
+	gen "github.com/hpcfs/hpcfs/testdata/gen/otf2"
 )
 
-// FuzzArchive decodes an anchor, a global definition file and an event
-// file from fuzzed bytes: nothing may panic, and readers must stop.
-func FuzzArchive(f *testing.F) {
-	for _, name := range []string{"pipit-ping-pong", "gen-mpi-rma"} {
-		dir := filepath.Join(testdata.CorpusDir(), "otf2", name)
-		anchor, err1 := os.ReadFile(filepath.Join(dir, "traces.otf2"))
-		defs, err2 := os.ReadFile(filepath.Join(dir, "traces.def"))
-		evt, err3 := os.ReadFile(filepath.Join(dir, "traces", "1.evt"))
-		if err1 == nil && err2 == nil && err3 == nil {
-			f.Add(anchor, defs, evt)
+// archiveFiles are the files FuzzArchive decodes: the anchor, the global
+// definitions, one location's local definitions and its event file (or
+// snapshot file).
+type archiveFiles struct{ anchor, defs, local, evt []byte }
+
+// fuzzSeeds are the corpus archives' files (location 1, with attributes,
+// metrics, RMA, snapshots and mapping tables among them) and generated
+// archives, whole and damaged: event files cut, with a byte changed,
+// with a record length past the chunk, definitions cut.
+func fuzzSeeds(f *testing.F) []archiveFiles {
+	var seeds []archiveFiles
+	read := func(dir, loc, ext string) (archiveFiles, bool) {
+		var a archiveFiles
+		var err [4]error
+		a.anchor, err[0] = os.ReadFile(filepath.Join(dir, "traces.otf2"))
+		a.defs, err[1] = os.ReadFile(filepath.Join(dir, "traces.def"))
+		a.local, err[2] = os.ReadFile(filepath.Join(dir, "traces", loc+".def"))
+		a.evt, err[3] = os.ReadFile(filepath.Join(dir, "traces", loc+"."+ext))
+		return a, err[0] == nil && err[1] == nil && err[3] == nil
+	}
+	for _, name := range corpusCases {
+		for _, ext := range []string{"evt", "snap"} {
+			if a, ok := read(filepath.Join(testdata.CorpusDir(), "otf2", name), "1", ext); ok {
+				seeds = append(seeds, a)
+			}
 		}
 	}
-	f.Add([]byte{3, 0x42, 'O', 'T', 'F', '2', 0}, []byte{3, 0x42}, []byte{3, 0x42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0xff})
-	f.Fuzz(func(t *testing.T, anchor, defs, evt []byte) {
+	tr := gen.Random(3, 2, 40)
+	tr.Locations[1].Offsets = [][2]int64{{1000, 5}, {int64(tr.Locations[1].Events[20].Time), -30}}
+	dir := f.TempDir()
+	if _, err := tr.Write(dir); err != nil {
+		f.Fatal(err)
+	}
+	a, ok := read(dir, "1", "evt")
+	if !ok {
+		f.Fatal("generated archive incomplete")
+	}
+	seeds = append(seeds, a)
+	damaged := func(fn func(a *archiveFiles)) {
+		d := archiveFiles{slices.Clone(a.anchor), slices.Clone(a.defs), slices.Clone(a.local), slices.Clone(a.evt)}
+		fn(&d)
+		seeds = append(seeds, d)
+	}
+	damaged(func(d *archiveFiles) { d.evt = d.evt[:len(d.evt)/2] })
+	damaged(func(d *archiveFiles) { d.evt[len(d.evt)/3] ^= 0x5a })
+	damaged(func(d *archiveFiles) { d.evt[chunkHeaderLen+9] = 0xff }) // the first record's length byte, after a timestamp
+	damaged(func(d *archiveFiles) { d.defs = d.defs[:len(d.defs)*2/3] })
+	damaged(func(d *archiveFiles) { d.local = d.local[:len(d.local)-5] })
+	damaged(func(d *archiveFiles) { d.anchor[len("\x03\x42OTF2\x00")+5] = 21 }) // event chunks of 21 bytes
+	return seeds
+}
+
+// FuzzArchive decodes an anchor, a global definition file, a local
+// definition file (mapping tables, clock offsets) and an event file from
+// fuzzed bytes, the event file as events and as snapshot records: nothing
+// may panic, readers must stop, and a reader moved back to a position it
+// told (Seek of Tell) reads the same records again.
+func FuzzArchive(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s.anchor, s.defs, s.local, s.evt)
+	}
+	f.Add([]byte{3, 0x42, 'O', 'T', 'F', '2', 0}, []byte{3, 0x42}, []byte{}, []byte{3, 0x42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0xff})
+	f.Fuzz(func(t *testing.T, anchor, defs, local, evt []byte) {
 		a, err := ReadAnchor(bytes.NewReader(anchor), int64(len(anchor)), "traces.otf2")
-		chunk := uint64(1 << 20)
+		evChunk, defChunk := uint64(1<<20), uint64(4<<20)
 		if err == nil {
-			chunk = a.EventChunkSize
+			evChunk, defChunk = a.EventChunkSize, a.DefChunkSize
 		}
-		ds, _ := readDefs(bytes.NewReader(defs), int64(len(defs)), "traces.def", chunk, &globalDefSpecs)
+		readDefs(bytes.NewReader(defs), int64(len(defs)), "traces.def", defChunk, &globalDefSpecs)
+		ld, _ := readDefs(bytes.NewReader(local), int64(len(local)), "traces/1.def", defChunk, &localDefSpecs)
 		l := &Location{}
-		for i := range ds {
-			if ds[i].Name() == "ClockOffset" {
-				l.addOffset(ClockOffset{Time: ds[i].Fields[0].U, Offset: int64(ds[i].Fields[1].U)})
+		l.addLocalDefs(ld)
+		for _, snap := range []bool{false, true} {
+			r := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
+			if snap {
+				r.snapshots()
 			}
-		}
-		l.addOffset(ClockOffset{Time: 10, Offset: 5})
-		l.addOffset(ClockOffset{Time: 1000, Offset: -7})
-		r := newEventReader(bytes.NewReader(evt), int64(len(evt)), "0.evt", chunk, l, nil)
-		var ev Event
-		for n := 0; r.Next(&ev); n++ {
-			if n > len(evt) {
-				t.Fatal("more events than bytes")
-			}
+			checkResume(t, r, len(evt))
 		}
 	})
+}
+
+// checkResume reads r to its end, then moves it back to some of the
+// positions it told and checks that it reads the same records from there.
+func checkResume(t *testing.T, r *EventReader, size int) {
+	type told struct {
+		pos              Pos
+		off, time, raw   uint64
+		vals, arr0, arr1 []uint64
+		attrs            []Attr
+	}
+	var marks []told
+	var ev Event
+	for n := 0; ; n++ {
+		p := r.Tell()
+		if !r.Next(&ev) {
+			break
+		}
+		if n > size {
+			t.Fatal("more events than bytes")
+		}
+		if n%5 == 0 {
+			marks = append(marks, told{p, uint64(ev.Off), ev.Time, ev.RawTime, slices.Clone(ev.Vals),
+				slices.Clone(ev.Arr[0]), slices.Clone(ev.Arr[1]), slices.Clone(ev.Attrs)})
+		}
+	}
+	for _, m := range marks {
+		r.Seek(m.pos)
+		if !r.Next(&ev) {
+			t.Fatalf("no event after Seek(%+v): %v", m.pos, r.Err())
+		}
+		if uint64(ev.Off) != m.off || ev.Time != m.time || ev.RawTime != m.raw || !slices.Equal(ev.Vals, m.vals) ||
+			!slices.Equal(ev.Arr[0], m.arr0) || !slices.Equal(ev.Arr[1], m.arr1) || !slices.Equal(ev.Attrs, m.attrs) {
+			t.Fatalf("after Seek(%+v): event at %d time %d, first read at %d time %d", m.pos, ev.Off, ev.Time, m.off, m.time)
+		}
+	}
 }
