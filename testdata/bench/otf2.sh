@@ -55,17 +55,29 @@ cc -O2 -o "$work/iterate" "$work/iterate.c" $(pkg-config --cflags --libs otf2 2>
 "$work/genotf2" -r "$ranks" -t "$threads" -e "$events" "$work/src" >/dev/null
 archive="$work/src/traces.otf2"
 echo "input: $(du -sb "$work/src" | cut -f1) bytes, $((ranks * threads)) locations x ~$events events"
-t0=$(ms); otf2-print "$archive" > /dev/null 2>&1; t1=$(ms)
-print_ms=$(( (t1 - t0) / 1000000 )); echo "otf2-print > /dev/null: $print_ms ms"
-t0=$(ms); "$work/iterate" "$archive"; t1=$(ms)
-iter_ms=$(( (t1 - t0) / 1000000 )); echo "C iterate (reference reader): $iter_ms ms"
+# On a shared machine wall times follow the load; CPU times (user + system,
+# of the tool or of the hpcfs server during the step) are printed beside.
+cpu_run() { # cpu_run CMD...: runs CMD, sets $cpu_ms to its CPU time
+	/usr/bin/time -f '%U %S' -o "$work/cpu.txt" "$@"
+	cpu_ms=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$work/cpu.txt")
+}
+tck=$(getconf CLK_TCK)
+server_cpu() { awk -v t="$tck" '{ printf "%d", ($14 + $15) * 1000 / t }' "/proc/$(pgrep -P "$pid")/stat"; }
+t0=$(ms); cpu_run otf2-print "$archive" > /dev/null 2>&1; t1=$(ms)
+print_ms=$(( (t1 - t0) / 1000000 )) print_cpu=$cpu_ms
+echo "otf2-print > /dev/null: $print_ms ms (CPU $print_cpu ms)"
+t0=$(ms); cpu_run "$work/iterate" "$archive"; t1=$(ms)
+iter_ms=$(( (t1 - t0) / 1000000 )) iter_cpu=$cpu_ms
+echo "C iterate (reference reader): $iter_ms ms (CPU $iter_cpu ms)"
 
 mount_bg "$work/src" "$work/mnt"
-t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms)
+c0=$(server_cpu); t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$work/mnt/events.txt" > /dev/null; t1=$(ms); c1=$(server_cpu)
 cat_ms=$(( (t1 - t0) / 1000000 ))
 echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes (otf2-print/hpcfs time: $(( print_ms * 100 / (cat_ms + 1) ))%)"
-t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms)
+echo "  server CPU $(( c1 - c0 )) ms (otf2-print/hpcfs CPU: $(( print_cpu * 100 / (c1 - c0 + 1) ))%)"
+c0=$(server_cpu); t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms); c1=$(server_cpu)
 csv_ms=$(( (t1 - t0) / 1000000 )); echo "cat every locations/*/events.csv (sizing included): $csv_ms ms (C iterate: $iter_ms ms)"
+echo "  server CPU $(( c1 - c0 )) ms (C iterate CPU: $iter_cpu ms)"
 for v in events.txt locations/0/events.csv; do
   s=$(stat -c %s "$work/mnt/$v")
   t0=$(ms); dd if="$work/mnt/$v" bs=4096 skip=$(( s / 8192 )) count=1 status=none > /dev/null; t1=$(ms)
