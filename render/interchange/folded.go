@@ -22,7 +22,7 @@ type foldedCursor struct {
 	t    *Tree
 	m    int
 	i    int
-	path []int32
+	path pathCache
 }
 
 func (g *foldedGen) Start(state any) (render.Cursor, error) {
@@ -51,7 +51,7 @@ func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 		if v <= 0 {
 			continue
 		}
-		dst = c.t.appendStack(dst, x, ';', &c.path)
+		dst = append(dst, c.t.stackOf(&c.path, x)...)
 		dst = append(dst, ' ')
 		dst = strconv.AppendInt(dst, v, 10)
 		dst = append(dst, '\n')
@@ -77,4 +77,66 @@ func (t *Tree) appendStack(dst []byte, x int32, sep byte, scratch *[]int32) []by
 		}
 	}
 	return dst
+}
+
+// A pathCache is the path from the root to the node a preorder walk is
+// at, as nodes, frames and folded text, so that each next node costs its
+// own label, not a walk up its ancestors and a copy of their labels.
+type pathCache struct {
+	nodes  []int32 // nodes[d]: the node at depth d+1
+	frames []int32 // frames[d]: its frame
+	ends   []int   // ends[d]: the length of text through nodes[d]
+	text   []byte  // the labels joined by ';'
+}
+
+// moveTo makes x the last node of the path: it keeps the path to x's
+// parent when that is on the current one (as for the next node in
+// preorder), and walks up the parents otherwise.
+func (t *Tree) moveTo(c *pathCache, x int32) {
+	if x == Root {
+		c.truncate(0)
+		return
+	}
+	keep := int(t.depth[x]) - 1 // the ancestors below the root
+	if keep > len(c.nodes) || (keep > 0 && c.nodes[keep-1] != t.parent[x]) {
+		c.truncate(0)
+		var up []int32
+		for y := t.parent[x]; y != Root; y = t.parent[y] {
+			up = append(up, y)
+		}
+		for i := len(up) - 1; i >= 0; i-- {
+			c.push(t, up[i])
+		}
+	}
+	c.truncate(keep)
+	c.push(t, x)
+}
+
+func (c *pathCache) truncate(k int) {
+	c.nodes, c.frames, c.ends = c.nodes[:k], c.frames[:k], c.ends[:k]
+	c.text = c.text[:0]
+	if k > 0 {
+		c.text = c.text[:c.ends[k-1]]
+	}
+}
+
+// push appends node y to the path.
+func (c *pathCache) push(t *Tree, y int32) {
+	if len(c.nodes) > 0 {
+		c.text = append(c.text, ';')
+	}
+	c.text = append(c.text, t.labelBytes(y)...)
+	c.nodes = append(c.nodes, y)
+	c.frames = append(c.frames, t.frame[y])
+	c.ends = append(c.ends, len(c.text))
+}
+
+// stackOf is x's folded stack, "root;...;x" (rootLabel for the root);
+// valid until the next call.
+func (t *Tree) stackOf(c *pathCache, x int32) []byte {
+	t.moveTo(c, x)
+	if x == Root {
+		return append(c.text[:0], rootLabel...)
+	}
+	return c.text
 }

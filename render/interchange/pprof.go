@@ -129,8 +129,9 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 		if x == Root {
 			w.sub.uvarint(rootLoc)
 		} else {
-			for y := x; y != Root; y = t.parent[y] {
-				w.sub.uvarint(uint64(t.frame[y]) + 1)
+			t.moveTo(&w.path, x)
+			for i := len(w.path.frames) - 1; i >= 0; i-- {
+				w.sub.uvarint(uint64(w.path.frames[i]) + 1)
 			}
 		}
 		w.msg.reset()
@@ -292,6 +293,7 @@ func (c *pprofCursor) Next(dst []byte) ([]byte, error) {
 // nested messages.
 type pbWriter struct {
 	out, msg, sub pbuf
+	path          pathCache // of the last sample
 }
 
 // field writes the message in m as top-level field f.

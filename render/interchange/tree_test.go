@@ -17,11 +17,18 @@ import (
 // bigTree is a tree of n nodes shaped like an hpcrun CCT: every node its
 // own frame (module+0xip), 4 metrics, random parents.
 func bigTree(n int) *Tree {
-	t := NewTree([]Metric{{"a", "count"}, {"b", "count"}, {"c", "nanoseconds"}, {"d", "count"}})
 	r := rand.New(rand.NewPCG(1, 2))
+	return synthTree(n, r, func(nodes []int32) ([]int32, int32) { return nodes, nodes[r.IntN(len(nodes))] })
+}
+
+// synthTree is a tree of n nodes, each with its own frame and 4 metrics,
+// whose parents pick chooses from the nodes so far (which it may cut).
+func synthTree(n int, r *rand.Rand, pick func(nodes []int32) ([]int32, int32)) *Tree {
+	t := NewTree([]Metric{{"a", "count"}, {"b", "count"}, {"c", "nanoseconds"}, {"d", "count"}})
 	nodes := []int32{Root}
 	for i := 1; i < n; i++ {
-		parent := nodes[r.IntN(len(nodes))]
+		var parent int32
+		nodes, parent = pick(nodes)
 		ip := uint64(0x400000 + 16*i)
 		x := t.Child(parent, Frame{Name: "libapp.so+0x" + strconv.FormatUint(ip, 16), Module: "/usr/lib/libapp.so", Addr: ip})
 		for m := range 4 {
