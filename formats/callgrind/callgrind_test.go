@@ -423,6 +423,10 @@ func TestNamesEscaped(t *testing.T) {
 	if len(rows) != 3 || rows[1][1] != `badna\x0dme\x00x\xff\x1b` || rows[2][1] != long {
 		t.Errorf("functions.csv names: %q", rows)
 	}
+	// flame/ writes names by the same rule as every other text view.
+	if f := string(views["flame/ir.folded"]); !strings.Contains(f, `badna\x0dme\x00x\xff\x1b 10`+"\n") {
+		t.Errorf("flame/ir.folded does not escape the name as functions.csv does:\n%s", f)
+	}
 	names, err := fs.Glob(fsys, "callers/L*")
 	if err != nil || len(names) != 1 || !strings.HasSuffix(names[0], ".csv") || len(names[0]) > len("callers/")+210 {
 		t.Errorf("callers/ of the long name: %q, %v", names, err)

@@ -74,6 +74,15 @@ var browserLimit = make(chan struct{}, 3)
 // the title.
 func TestSpeedscopeImports(t *testing.T) {
 	chromium, speedscope := browserTools(t)
+	tmp := t.TempDir()
+	// Names with control bytes and bytes that are not UTF-8 ("\x1b" and
+	// "\xff" in the folded lines, as in every text view).
+	hostile := filepath.Join(tmp, "callgrind.out.names")
+	body := "# callgrind format\nversion: 1\nevents: Ir\nfl=(1) a.c\nfn=(1) " + testdata.BadName +
+		"\n1 10\ncfn=(2) x;y\tz\ncalls=1 2\n2 5\nfn=(2)\n3 5\n"
+	if err := os.WriteFile(hostile, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	type view struct{ source, file string }
 	views := []view{
 		{testdata.Corpus(t, "callgrind", "valgrind-3.19-generated", "callgrind.out.cachesim"), "flame/ir.folded"},
@@ -89,8 +98,8 @@ func TestSpeedscopeImports(t *testing.T) {
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "flame/cputime_ns_sum.folded"},
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "trace.json"},
+		{hostile, "flame/ir.folded"},
 	}
-	tmp := t.TempDir()
 	for i, v := range views {
 		src := open(t, v.source)
 		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit

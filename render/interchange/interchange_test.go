@@ -1,6 +1,7 @@
 package interchange
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"strings"
@@ -81,5 +82,22 @@ func TestGraphRecursion(t *testing.T) {
 	tr.Done()
 	if tr.Total(0) != 130 {
 		t.Fatalf("total %d, want the 130 of the self costs", tr.Total(0))
+	}
+}
+
+// TestFrameLabelEscapes: folded stacks write names by the rule of every
+// other text view (render.EscapeName), with ';' as ':'.
+func TestFrameLabelEscapes(t *testing.T) {
+	for name, want := range map[string]string{
+		"":                       "[unknown]",
+		"main":                   "main",
+		"a;b":                    "a:b",
+		"tab\there":              "tab\there",
+		"nl\ncr\resc\x1bdel\x7f": `nl\x0acr\x0desc\x1bdel\x7f`,
+		"bad\xffutf8 é":          `bad\xffutf8 é`,
+	} {
+		if got := FrameLabel(Frame{Name: name}); got != want || got != strings.ReplaceAll(render.EscapeName(cmp.Or(name, "[unknown]")), ";", ":") {
+			t.Errorf("FrameLabel(%q) = %q, want %q", name, got, want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package interchange
 import (
 	"slices"
 	"strings"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // A Frame is one frame of a stack: a function, or a location when the
@@ -233,20 +235,13 @@ const rootLabel = "[unattributed]"
 func (t *Tree) label(n int32) string { return string(t.labelBytes(n)) }
 
 // FrameLabel is the text shown for f in folded stacks and flame graphs:
-// its name, [unknown] when empty, with ';' (the folded separator) as ':'
-// and control characters as spaces, in valid UTF-8.
+// its name, [unknown] when empty, written as every text view writes names
+// (render.EscapeName: control characters but tab, DEL and bytes that are
+// not UTF-8 as \xNN), with ';' (the folded separator) as ':'.
 func FrameLabel(f Frame) string {
 	s := f.Name
 	if s == "" {
 		s = "[unknown]"
 	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == ';':
-			return ':'
-		case r < 0x20 || r == 0x7f:
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.ReplaceAll(render.EscapeName(s), ";", ":")
 }
