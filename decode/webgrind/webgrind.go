@@ -264,10 +264,14 @@ func (f *File) readHeaderText() error {
 		return err
 	}
 	off := f.HeaderAddr
+	firstBad, bad := int64(0), 0 // the first line that is not text; how many are not
 	for len(text) > 0 {
 		line, rest, complete := bytes.Cut(text, []byte{'\n'})
 		if !isText(line) {
-			return errAt("headers", off, "bytes that are not text (the header lines stop before them)", nil, decode.ErrFormat)
+			// Kept as stored, as webgrind's PHP reads it; views escape it.
+			if bad++; bad == 1 {
+				firstBad = off
+			}
 		}
 		if !complete {
 			if off+int64(len(line)) < f.size {
@@ -278,6 +282,10 @@ func (f *File) readHeaderText() error {
 		f.HeaderLines = append(f.HeaderLines, string(line))
 		off += int64(len(line)) + 1
 		text = rest
+	}
+	if bad > 0 {
+		f.Problems.Add(errAt("headers", firstBad,
+			fmt.Sprintf("bytes that are not text in %d header line(s), the first here (kept as stored)", bad), nil, decode.ErrFormat))
 	}
 	if ParseHeaders(f.HeaderLines).Runs == 0 {
 		return errAt("headers", f.HeaderAddr, "no summary: line (percentages are 0.00)", nil, decode.ErrFormat)

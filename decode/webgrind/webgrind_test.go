@@ -319,7 +319,9 @@ func TestBadInput(t *testing.T) {
 		}{
 			{"cut in the last line", good[:len(good)-3], strings.Count(text, "\n") - 1, "no newline"},
 			{"cut before the summary line", good[:ha+strings.Index(text, "summary")], strings.Count(text[:strings.Index(text, "summary")], "\n"), "no summary"},
-			{"binary appended", append(bytes.Clone(good), 0, 1, 2, '\n'), strings.Count(text, "\n"), "not text"},
+			{"binary appended", append(bytes.Clone(good), 0, 1, 2, '\n'), strings.Count(text, "\n") + 1, "not text"},
+			// 0xff and ESC in the first line: the lines after it are kept.
+			{"damaged first line", append(append(bytes.Clone(good[:ha+1]), 0xff, 0x1b), good[ha+3:]...), strings.Count(text, "\n"), "not text in 1 header line"},
 			{"all header text cut", good[:ha], 0, "no summary"},
 		} {
 			v, ok := Sniff(c.b[:64], int64(len(c.b)))
@@ -332,6 +334,11 @@ func TestBadInput(t *testing.T) {
 			}
 			if f.NumFunctions() != int(f0addr(good, -1)) {
 				t.Errorf("%s: %d functions", c.name, f.NumFunctions())
+			}
+			if c.want == "not text" || strings.HasPrefix(c.want, "not text in") {
+				if h := ParseHeaders(f.HeaderLines); h.Runs != 1 || h.Get("events") == "" {
+					t.Errorf("%s: the lines after the damaged one are lost: %q", c.name, f.HeaderLines)
+				}
 			}
 		}
 	})

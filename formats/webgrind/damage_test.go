@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	wg "github.com/hpcfs/hpcfs/decode/webgrind"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/webgrind"
 )
@@ -155,4 +156,39 @@ func withoutPercentages(t *testing.T, b []byte) []string {
 		out = append(out, strings.Join(row[:8], ","))
 	}
 	return out
+}
+
+// TestDamagedHeaderLineKeepsTheRest puts 0xff and ESC in the first header
+// line of each input: header.txt still shows every later line (the
+// summary and events lines among them), the damaged one escaped, and
+// _errors.txt names the line.
+func TestDamagedHeaderLineKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	for name, b := range damageInputs(t) {
+		ha64, _ := wg.HeadWords(b)
+		ha := int(ha64)
+		m := bytes.Clone(b)
+		m[ha+1], m[ha+2] = 0xff, 0x1b
+		p := filepath.Join(dir, name+".webgrind")
+		if err := os.WriteFile(p, m, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		header := string(testdata.ReadFS(t, src.FS(), "header.txt"))
+		for _, line := range strings.Split(strings.TrimSuffix(string(b[ha:]), "\n"), "\n")[1:] {
+			if !strings.Contains(header, "\n"+render.EscapeName(line)+"\n") {
+				t.Errorf("%s: header.txt lost the line %q:\n%s", name, line, header)
+			}
+		}
+		if want := string(b[ha:ha+1]) + `\xff\x1b`; !strings.Contains(header, "\n"+want) {
+			t.Errorf("%s: header.txt does not show the damaged line as %q", name, want)
+		}
+		if errs := src.Errors.Lines(); len(errs) != 1 || !strings.Contains(errs[0], "not text in 1 header line") {
+			t.Errorf("%s: _errors.txt %q", name, errs)
+		}
+		src.Close()
+	}
 }
