@@ -39,7 +39,16 @@ func TestBadIndexRebuilt(t *testing.T) {
 		"state-length":   func(b []byte) { le.PutUint32(b[cp1+8:], 0x7fffffff) },
 		"state-garbage":  func(b []byte) { b[cp1+12] = 'x' },
 		"cut":            func(b []byte) { copy(b[len(b)-40:], b[len(b)-20:]) },
+		"size-doubled":   func(b []byte) { le.PutUint64(b, 2*le.Uint64(b)) },
+		"size-plus-64k":  func(b []byte) { le.PutUint64(b, le.Uint64(b)+64<<10) },
+		"offset-minus-1": func(b []byte) { le.PutUint64(b[cp1:], le.Uint64(b[cp1:])-1) },
+		"step-huge":      func(b []byte) { le.PutUint64(b[len(b)-8:], 1<<62) },
 	}
+	// What a forged index (checksum mended) can hold that only a read of
+	// the segment shows: a size or offset moved within the bounds the
+	// layout has (checkpoints 64 KiB to 64 KiB+step apart, the end within
+	// 64 KiB+step of the last), and a state that decodes.
+	afterLoad := map[string]bool{"size-minus-1": true, "size-plus-100": true, "offset-shifted": true, "offset-minus-1": true, "state-garbage": true}
 	for name, damage := range damages {
 		for _, mend := range []bool{true, false} {
 			label := name
@@ -74,10 +83,16 @@ func TestBadIndexRebuilt(t *testing.T) {
 				// A size field that is consistent with the rest of the
 				// index is served until a read finds the view otherwise:
 				// read as a kernel would, up to what the size says and on
-				// to end of file.
+				// to end of file. Damage the layout shows is thrown away
+				// at load: the first Size is already true.
 				size, err := v.Size()
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !mend || !afterLoad[name] {
+					if size != int64(len(want)) || len(reported) != 1 {
+						t.Errorf("at load: size %d (want %d), reported %q", size, len(want), reported)
+					}
 				}
 				got := make([]byte, max(size, int64(len(want)))+4096)
 				k, err := v.ReadAt(got, 0)

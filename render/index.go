@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -30,7 +31,7 @@ func DefaultIndexDir() string {
 }
 
 // indexVersion changes whenever the index layout changes.
-const indexVersion = "hpcfs-index-2"
+const indexVersion = "hpcfs-index-3"
 
 // buildKey identifies the running program (its file's path, size and
 // modification time), so that an index written by one build of hpcfs is
@@ -95,9 +96,16 @@ var errBadIndex = errors.New("bad on-disk index")
 
 // An index file holds the size (int64), the number of checkpoints
 // (uint32), each checkpoint's output offset (int64), state length
-// (uint32) and encoded state, all little-endian, then the CRC-32 of all
-// that. It is input like any other file: loadIndex checks every field
-// against the rest before anything is allocated from it.
+// (uint32) and encoded state, the step (int64: the most bytes one call of
+// the view's cursor gave while it was measured), all little-endian, then
+// the CRC-32 of all that. It is input like any other file: loadIndex
+// checks every field against the rest before anything is allocated from
+// it, and the layout against the way measuring places checkpoints: the
+// first at 0, each next one at least checkpointEvery and less than
+// checkpointEvery+step after it, the end less than checkpointEvery+step
+// after the last, the step no more than the size. A size or offset
+// rewritten (checksum mended) within those bounds is found by the first
+// read of its segment, which renders otherwise.
 func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -106,7 +114,7 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	bad := func(format string, args ...any) (int64, []checkpoint, error) {
 		return 0, nil, fmt.Errorf(format, args...)
 	}
-	if len(data) < 16 {
+	if len(data) < 24 {
 		return bad("%d bytes, too short", len(data))
 	}
 	body := data[:len(data)-4]
@@ -115,11 +123,17 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	}
 	size := int64(binary.LittleEndian.Uint64(body))
 	n := binary.LittleEndian.Uint32(body[8:])
-	body = body[12:]
+	step := int64(binary.LittleEndian.Uint64(body[len(body)-8:]))
+	body = body[12 : len(body)-8]
 	const cpMin = 12 // offset and state length
-	if size < 0 || n == 0 || uint64(n) > uint64(len(body))/cpMin {
+	if size < 0 || n == 0 || uint64(n) > uint64(len(body))/cpMin || uint64(n-1) > uint64(size)/checkpointEvery {
 		return bad("size %d with %d checkpoints in %d bytes", size, n, len(data))
 	}
+	if step < 0 || step > size || size > math.MaxInt64/4 { // the sums below stay in range
+		return bad("step %d with size %d", step, size)
+	}
+	// reach is how far past a checkpoint the next one (or the end) can be.
+	reach := func(off int64) int64 { return off + checkpointEvery + step }
 	cps := make([]checkpoint, 0, n)
 	for i := range n {
 		if len(body) < cpMin {
@@ -131,8 +145,9 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 		switch {
 		case i == 0 && off != 0:
 			return bad("first checkpoint at %d, not 0", off)
-		case i > 0 && off <= cps[i-1].off:
-			return bad("checkpoint %d at %d, not after the one before (%d)", i, off, cps[i-1].off)
+		case i > 0 && (off-cps[i-1].off < checkpointEvery || off >= reach(cps[i-1].off)):
+			return bad("checkpoint %d at %d, not %d to %d bytes after the one before (%d)", i, off,
+				checkpointEvery, checkpointEvery+step-1, cps[i-1].off)
 		case off > size:
 			return bad("checkpoint %d at %d, beyond the size %d", i, off, size)
 		case uint64(l) > uint64(len(body)):
@@ -150,10 +165,13 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	if len(body) != 0 {
 		return bad("%d bytes after the last checkpoint", len(body))
 	}
+	if last := cps[len(cps)-1].off; size >= reach(last) {
+		return bad("size %d, %d bytes or more after the last checkpoint (%d)", size, checkpointEvery+step, last)
+	}
 	return size, cps, nil
 }
 
-func saveIndex(path string, codec StateCodec, size int64, cps []checkpoint) error {
+func saveIndex(path string, codec StateCodec, size, step int64, cps []checkpoint) error {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(size))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(cps)))
 	for _, cp := range cps {
@@ -165,6 +183,7 @@ func saveIndex(path string, codec StateCodec, size int64, cps []checkpoint) erro
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(enc)))
 		b = append(b, enc...)
 	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(step))
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -205,7 +205,7 @@ func (s *stream) measureOrLoad() *layout {
 	}
 	path := indexPath(s.indexDir, key)
 	if !ok || path == "" {
-		size, cps, err, _ := s.measure()
+		size, cps, _, err, _ := s.measure()
 		return newLayout(size, cps, err)
 	}
 	// Only the index's own consistency is checked here, so that a second
@@ -224,9 +224,9 @@ func (s *stream) measureOrLoad() *layout {
 }
 
 func (s *stream) measureAndSave(codec StateCodec, path string) *layout {
-	size, cps, err, clean := s.measure()
+	size, cps, step, err, clean := s.measure()
 	if err == nil && clean {
-		saveIndex(path, codec, size, cps)
+		saveIndex(path, codec, size, step, cps)
 	}
 	return newLayout(size, cps, err)
 }
@@ -240,13 +240,16 @@ func (s *stream) discardIndex(path string, why error) {
 	}
 }
 
-// measure sizes the view; clean is false when it ended on a data error.
-func (s *stream) measure() (size int64, cps []checkpoint, err error, clean bool) {
-	size, cps, err = s.measureOnce()
-	return size, cps, err, !s.sawDataError
+// measure sizes the view; step is the most bytes one call of the cursor
+// gave (checkpoints are at least checkpointEvery and less than
+// checkpointEvery+step apart, and so is the last one from the end); clean
+// is false when it ended on a data error.
+func (s *stream) measure() (size int64, cps []checkpoint, step int64, err error, clean bool) {
+	size, cps, err = s.measureOnce(&step)
+	return size, cps, step, err, !s.sawDataError
 }
 
-func (s *stream) measureOnce() (int64, []checkpoint, error) {
+func (s *stream) measureOnce(step *int64) (int64, []checkpoint, error) {
 	c, err := s.gen.Start(nil)
 	if err != nil {
 		return s.endOn(err, 0, []checkpoint{{0, nil}})
@@ -270,6 +273,7 @@ func (s *stream) measureOnce() (int64, []checkpoint, error) {
 			}
 		}
 		off += n
+		*step = max(*step, n)
 		if err == io.EOF {
 			return off, cps, nil
 		}
