@@ -597,6 +597,9 @@ func (p *xmlParser) start(off int, name string) error {
 		}
 		x.Procedures = append(x.Procedures, Procedure{id, p.str("n"), p.str("v"), p.str("f") == "1"})
 	case "SecCallPathProfileData":
+		if len(x.Nodes) > 0 { // a second tree: the file has text appended or repeated
+			return p.fail(off, "a second SecCallPathProfileData", nil)
+		}
 		p.inTree = true
 		x.TreeOffset = int64(off)
 		if x.Nodes == nil {

@@ -28,12 +28,16 @@ func seeds(f *testing.F, name string) {
 		}
 	}
 	// the damage of issue 27: a 4.0 cct.db claiming 2^26 contexts, a
-	// profile.db whose first thread tuple is empty
+	// profile.db whose first thread tuple is empty, an experiment.xml
+	// followed by its own first 4 KiB (a second tree whose root has no
+	// parent: the long fault run's server panic)
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return
 	}
 	switch name {
+	case "experiment.xml":
+		f.Add(append(b, b[:min(len(b), 4096)]...))
 	case "cct.db":
 		gen.SetContextCount(b, 1<<26)
 		f.Add(b)

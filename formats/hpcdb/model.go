@@ -270,6 +270,9 @@ func (m *model) buildTree() {
 	for i := range x.Nodes {
 		nd := &x.Nodes[i]
 		file, mod := t.files[nd.File], t.mods[nd.Module] // 0 when absent or without an entry
+		if i > 0 && (nd.Parent < 0 || int(nd.Parent) >= i) {
+			continue // not below the root (the decoder reports the damage)
+		}
 		if nd.Parent >= 0 {
 			if nd.File < 0 {
 				file = fileOf[nd.Parent]
