@@ -14,8 +14,8 @@
 // metadata. Sizing encodes every row group once; the checkpoints (the CSV
 // offset of each row group) and the footer go to the on-disk index, so a
 // later mount knows the size at once and a read re-encodes only the row
-// group it falls in. Memory: one row group's encoded columns (about a
-// megabyte) per cursor, and the footer.
+// group it falls in. Memory: one row group (at most 4 MiB of CSV, its
+// rows and encoded columns) per cursor, and the footer.
 package columnar
 
 import (
@@ -47,12 +47,26 @@ const (
 	Int64              // INT64
 	Double             // DOUBLE
 	String             // BYTE_ARRAY UTF8
+	Blob               // String with a cell longer than blobCell: no min/max statistics
 )
 
 // groupRows is the most rows a row group holds: DuckDB scans row groups
 // in parallel (its own are 122880 rows), and one row group's encoded
-// columns are what a cursor holds.
-const groupRows = 1 << 17
+// columns are what a cursor holds. groupBytes bounds a row group by the
+// bytes of its CSV rows too (a group ends before the row that would take
+// it past them; a longer row is a group of its own), so that a table of
+// long cells (ovni jumbo payloads, MBs of hex each) is encoded a few MB
+// at a time: one 11 MB group of them took a server to 150 MiB.
+const (
+	groupRows  = 1 << 17
+	groupBytes = 4 << 20
+)
+
+// blobCell is the longest cell a string column keeps min/max statistics
+// for: parquet-go writes a page's smallest and largest value whole into
+// the page header and the footer, so an ovni jumbo payload of 3.7 MB of
+// hex was stored three times over and held in memory as often.
+const blobCell = 64 << 10
 
 const magic = "PAR1"
 
@@ -69,8 +83,6 @@ type plan struct {
 	rows  int64
 }
 
-func (p *plan) groups() int64 { return (p.rows + groupRows - 1) / groupRows }
-
 type twinGen struct {
 	csv render.View
 
@@ -84,13 +96,15 @@ type twinGen struct {
 }
 
 // twinPos is a position in the twin: before row group group (its first
-// row at byte csvOff of the CSV, its bytes at off of the twin), or, when
-// group is the plan's number of groups, before the footer.
+// row, row, at byte csvOff of the CSV, its bytes at off of the twin), or,
+// when row is the plan's number of rows, before the footer (ended: after
+// it).
 type twinPos struct {
 	plan        *plan
-	group       int64
+	group, row  int64
 	csvOff, off int64
 	begun       bool
+	ended       bool
 	footer      []byte // before the footer only
 }
 
@@ -140,6 +154,9 @@ func scanPlan(v render.View) (*plan, error) {
 			if k := p.kinds[i]; k < String && cell != "" {
 				p.kinds[i] = max(k, kindOf(cell))
 			}
+			if len(cell) > blobCell {
+				p.kinds[i] = Blob
+			}
 		}
 	}
 }
@@ -174,7 +191,7 @@ func (g *twinGen) EncodeState(state any) []byte {
 	}
 	g.mu.Unlock()
 	var w render.StateWriter
-	w.Int(p.group).Int(p.csvOff).Int(p.off).Bool(p.begun).Int(p.plan.rows).Uint(uint64(len(p.plan.names)))
+	w.Int(p.group).Int(p.row).Int(p.csvOff).Int(p.off).Bool(p.begun).Bool(p.ended).Int(p.plan.rows).Uint(uint64(len(p.plan.names)))
 	for i, n := range p.plan.names {
 		w.Uint(uint64(len(n))).Raw([]byte(n)).Uint(uint64(p.plan.kinds[i]))
 	}
@@ -186,14 +203,18 @@ func (g *twinGen) EncodeState(state any) []byte {
 // every cursor.
 func (g *twinGen) DecodeState(b []byte) (any, error) {
 	r := render.NewStateReader(b)
-	p := twinPos{plan: &plan{}, group: r.Int(0, math.MaxInt64), csvOff: r.Int(0, math.MaxInt64), off: r.Int(0, math.MaxInt64), begun: r.Bool()}
+	p := twinPos{plan: &plan{}, group: r.Int(0, math.MaxInt64), row: r.Int(0, math.MaxInt64), csvOff: r.Int(0, math.MaxInt64),
+		off: r.Int(0, math.MaxInt64), begun: r.Bool(), ended: r.Bool()}
 	p.plan.rows = r.Int(0, math.MaxInt64)
+	if p.row > p.plan.rows {
+		return nil, fmt.Errorf("columnar: row %d of %d", p.row, p.plan.rows)
+	}
 	n := int(r.Uint(uint64(len(b))))
 	for range n {
 		l := int(r.Uint(uint64(len(r.Rest()))))
 		p.plan.names = append(p.plan.names, string(r.Rest()[:l]))
 		r.Skip(l)
-		p.plan.kinds = append(p.plan.kinds, Kind(r.Uint(uint64(String))))
+		p.plan.kinds = append(p.plan.kinds, Kind(r.Uint(uint64(Blob))))
 	}
 	if l := int(r.Uint(uint64(len(r.Rest())))); l > 0 {
 		p.footer = bytes.Clone(r.Rest()[:l])
@@ -267,7 +288,7 @@ func (g *twinGen) Start(state any) (render.Cursor, error) {
 
 func (c *twinCursor) State() any {
 	p := c.pos
-	if p.group < p.plan.groups() {
+	if p.row < p.plan.rows {
 		p.footer = nil
 	}
 	return p
@@ -275,13 +296,12 @@ func (c *twinCursor) State() any {
 
 func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 	p := &c.pos
-	n := p.plan.groups()
 	switch {
 	case !p.begun:
 		p.begun = true
 		p.off += int64(len(magic))
 		return append(dst, magic...), nil
-	case p.group < n:
+	case p.row < p.plan.rows:
 		start := len(dst)
 		dst, err := c.appendGroup(dst)
 		if err != nil {
@@ -289,14 +309,14 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 		}
 		p.off += int64(len(dst) - start)
 		p.group++
-		if p.group == n {
+		if p.row == p.plan.rows {
 			p.footer, err = c.footer()
 			if err != nil {
 				return dst[:start], err
 			}
 		}
 		return dst, nil
-	case p.group == n:
+	case !p.ended:
 		footer := p.footer
 		if footer == nil {
 			var err error
@@ -304,7 +324,7 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 				return dst, err
 			}
 		}
-		p.group++
+		p.ended = true
 		dst = append(dst, footer...)
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(footer)))
 		return append(dst, magic...), nil
@@ -316,7 +336,7 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 // encoded when it began at 0, else the one the generator knows (from the
 // sizing pass or the index), else made by encoding every row group again.
 func (c *twinCursor) footer() ([]byte, error) {
-	if n := c.pos.plan.groups(); !c.whole && n > 0 {
+	if n := c.pos.plan.rows; !c.whole && n > 0 {
 		c.g.mu.Lock()
 		f := c.g.footer
 		c.g.mu.Unlock()
@@ -326,7 +346,7 @@ func (c *twinCursor) footer() ([]byte, error) {
 		all := &twinCursor{g: c.g, pos: twinPos{plan: c.pos.plan}, whole: true, schema: c.schema}
 		var buf []byte
 		var err error
-		for all.pos.group < n {
+		for all.pos.row < n {
 			if buf, err = all.Next(buf[:0]); err != nil {
 				return nil, err
 			}
@@ -356,21 +376,29 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if p.group == 0 && p.csvOff == 0 {
+	if p.row == 0 && p.csvOff == 0 {
 		if _, err := r.Read(); err != nil {
 			return dst, csvError(err)
 		}
 	}
-	rows := min(groupRows, p.plan.rows-p.group*groupRows)
+	rows := min(groupRows, p.plan.rows-p.row)
+	first, end := r.InputOffset(), r.InputOffset() // the group's first row; the end of its last
 	c.enc.Reset()
-	w := parquet.NewWriter(&c.enc, c.schema, parquet.Compression(codec), parquet.CreatedBy("hpcfs", "", ""))
+	opts := []parquet.WriterOption{c.schema, parquet.Compression(codec), parquet.CreatedBy("hpcfs", "", "")}
+	for i, k := range p.plan.kinds {
+		if k == Blob {
+			opts = append(opts, parquet.SkipPageStatistics(p.plan.names[i]))
+		}
+	}
+	w := parquet.NewWriter(&c.enc, opts...)
 	const batch = 256
 	if c.row == nil {
 		c.row = make([]parquet.Row, batch)
 	}
-	for done := int64(0); done < rows; {
-		k := int(min(batch, rows-done))
-		for i := range k {
+	done, full := int64(0), false
+	for done < rows && !full {
+		k := 0
+		for ; k < batch && done < rows; k++ {
 			rec, err := r.Read()
 			if err != nil {
 				if err == io.EOF {
@@ -378,17 +406,26 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 				}
 				return dst, csvError(err)
 			}
-			c.row[i] = appendRow(c.row[i][:0], rec, p.plan.kinds)
+			if done > 0 && r.InputOffset()-first > groupBytes {
+				full = true // this row starts the next group
+				break
+			}
+			c.row[k] = appendRow(c.row[k][:0], rec, p.plan.kinds)
+			end = r.InputOffset()
+			done++
 		}
 		if _, err := w.WriteRows(c.row[:k]); err != nil {
 			return dst, err
 		}
-		done += int64(k)
+		for i := range k {
+			clear(c.row[i]) // the rows' byte arrays: garbage once written
+		}
 	}
 	if err := w.Close(); err != nil {
 		return dst, err
 	}
-	p.csvOff += r.InputOffset()
+	p.csvOff += end
+	p.row += done
 	return c.moveChunks(dst)
 }
 
@@ -435,6 +472,10 @@ func (c *twinCursor) moveChunks(dst []byte) ([]byte, error) {
 			cc.MetaData.DictionaryPageOffset += delta
 		}
 		cc.ColumnIndexOffset, cc.ColumnIndexLength, cc.OffsetIndexOffset, cc.OffsetIndexLength = 0, 0, 0, 0
+		if i < len(c.pos.plan.kinds) && c.pos.plan.kinds[i] == Blob {
+			st := &cc.MetaData.Statistics
+			st.Min, st.Max, st.MinValue, st.MaxValue = nil, nil, nil, nil
+		}
 	}
 	rg.FileOffset = c.pos.off
 	rg.TotalCompressedSize = end - int64(len(magic))

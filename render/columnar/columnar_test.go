@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/render"
@@ -73,9 +74,8 @@ func checkTwin(t *testing.T, pq, csvText []byte) {
 			t.Fatalf("column %d is %q, in the CSV %q", i, col.Name(), recs[0][i])
 		}
 	}
-	want := len(recs[1:])/groupRows + min(1, len(recs[1:])%groupRows)
-	if len(f.RowGroups()) != want {
-		t.Errorf("%d row groups, want %d", len(f.RowGroups()), want)
+	if got, want := groupSizes(f), wantGroups(t, csvText); !slices.Equal(got, want) {
+		t.Errorf("row groups of %v rows, want %v", got, want)
 	}
 	rows := parquet.NewReader(f)
 	buf := make([]parquet.Row, 100)
@@ -167,5 +167,69 @@ func TestTwinEdges(t *testing.T) {
 			continue
 		}
 		checkTwin(t, pq, []byte(text))
+	}
+}
+
+func groupSizes(f *parquet.File) []int64 {
+	var n []int64
+	for _, g := range f.RowGroups() {
+		n = append(n, g.NumRows())
+	}
+	return n
+}
+
+// wantGroups is how many rows each row group of the twin of csvText
+// holds: at most groupRows, and no more CSV bytes than groupBytes unless
+// one row alone has more.
+func wantGroups(t *testing.T, csvText []byte) []int64 {
+	r := csv.NewReader(bytes.NewReader(csvText))
+	if _, err := r.Read(); err != nil {
+		return nil
+	}
+	var sizes []int64
+	start, rows := r.InputOffset(), int64(0)
+	for {
+		before := r.InputOffset()
+		_, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rows == groupRows || rows > 0 && r.InputOffset()-start > groupBytes {
+			sizes = append(sizes, rows)
+			start, rows = before, 0
+		}
+		rows++
+	}
+	if rows > 0 {
+		sizes = append(sizes, rows)
+	}
+	return sizes
+}
+
+// TestTwinLongCells: rows of MBs (ovni jumbo payloads as hex) make row
+// groups of a few rows each, a row longer than groupBytes one of its own,
+// and the twin still holds every value.
+func TestTwinLongCells(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("i,payload_hex\n")
+	for i, n := range []int{10, 1 << 20, 3 << 20, 1 << 20, 5 << 20, 20, 30, 2 << 20} {
+		b.WriteString(strconv.Itoa(i) + "," + strings.Repeat("ab", n/2) + "\n")
+	}
+	pq := readAll(t, render.Stream(&twinGen{csv: render.Static(b.Bytes())}, nil))
+	checkTwin(t, pq, b.Bytes())
+	// The long cells compress to almost nothing, and their column has no
+	// min/max statistics (written whole, they would be megabytes).
+	if len(pq) > 64<<10 {
+		t.Errorf("the twin of %d bytes of repeated hex is %d bytes", b.Len(), len(pq))
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(pq), int64(len(pq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := groupSizes(f), []int64{2, 1, 1, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("row groups of %v rows, want %v", got, want)
 	}
 }

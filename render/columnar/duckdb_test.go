@@ -30,7 +30,7 @@ const { DuckDBInstance } = createRequire(process.env.DUCKDB_DIR + '/')('@duckdb/
     const pq = 'read_parquet(' + lit(args[i]) + ')';
     const cols = await q('DESCRIBE SELECT * FROM ' + pq);
     const types = cols.map((c) => lit(c.column_name) + ': ' + lit(c.column_type)).join(', ');
-    const csv = 'read_csv(' + lit(args[i + 1]) + ', header = true, auto_detect = false, delim = \',\', quote = \'"\', escape = \'"\', columns = {' + types + '})';
+    const csv = 'read_csv(' + lit(args[i + 1]) + ', header = true, auto_detect = false, delim = \',\', quote = \'"\', escape = \'"\', max_line_size = 16777216, columns = {' + types + '})';
     const n = async (sql) => Number((await q('SELECT count(*) AS n FROM (' + sql + ')'))[0].n);
     out.push({
       parquet: args[i],
@@ -74,6 +74,8 @@ func TestDuckDBReadsTwins(t *testing.T) {
 	cases := []string{
 		filepath.Join(testdata.Corpus(t, "ovni", "v1-two-procs"), "ovni"),
 		filepath.Join(testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks"), "ovni"),
+		// jumbo payloads: 3.7 MB cells, a row group each, no statistics
+		filepath.Join(testdata.Corpus(t, "ovni-1x", "v3-1.14.0-test-flush-jumbo"), "ovni"),
 		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
 		testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
 		testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"),
