@@ -10,7 +10,7 @@
 // TestFaultsMounted (in ./test.sh) mounts two mutants and two damaged
 // on-disk indexes of each generated input through a real mount, each in
 // its own server process, whose peak RSS is measured (VmHWM) and counted
-// against the 64 MB budget.
+// against the 64 MB budget (a run over it fails).
 // `go test ./testdata/faults -long` (testdata/faults/run.sh) runs every
 // mutation of every corpus case too, and prints the counts per format:
 // mutants, panics, timeouts, peak RSS and the share changed silently.

@@ -20,15 +20,12 @@ import (
 	"github.com/hpcfs/hpcfs/testdata/clitest"
 )
 
-// rssBudget is the memory budget of one mount (DESIGN.md: under 64 MB);
-// the table counts the runs over it. rssCeiling fails the test: the
-// short slice's servers peak at 31-66 MiB (VmHWM, small generated
-// inputs, every view read), so the budget itself is not yet a hard
-// limit; a run past the ceiling is a leak or an amplification.
-const (
-	rssBudget  = 64 << 20
-	rssCeiling = 96 << 20
-)
+// rssBudget is the memory budget of one mount (DESIGN.md: under 64 MB):
+// a run whose server passes it fails, and the table names each format's
+// largest run. The short slice's servers peak at 24-42 MiB (VmHWM, small
+// generated inputs, every view read; about 15 MiB of it the binary's own
+// pages), the largest a callgrind profile's lines.parquet.
+const rssBudget = 64 << 20
 
 // A mountRun is what one mount of a source gave.
 type mountRun struct {
@@ -156,6 +153,7 @@ func damageIndex(t *testing.T, dir string, k int, rng *rand.Rand) string {
 type mountTally struct {
 	runs, refused, reported, identical, silent, panics, timeouts, overBudget int
 	peakRSS                                                                  int64
+	peakRun                                                                  string // the label of the run with peakRSS
 }
 
 // TestFaultsMounted mounts mutants of a generated input of every format
@@ -211,9 +209,18 @@ func TestFaultsMounted(t *testing.T) {
 			tallies[format] = &mountTally{}
 		}
 		tl := tallies[format]
+		if base.rss > tl.peakRSS {
+			tl.peakRSS, tl.peakRun = base.rss, name+" undamaged"
+		}
+		if base.rss > rssBudget {
+			tl.overBudget++
+			t.Errorf("%s undamaged: server peak RSS %d MiB, over the %d MiB budget", name, base.rss>>20, rssBudget>>20)
+		}
 		check := func(label string, run mountRun, indexOnly bool) {
 			tl.runs++
-			tl.peakRSS = max(tl.peakRSS, run.rss)
+			if run.rss > tl.peakRSS {
+				tl.peakRSS, tl.peakRun = run.rss, label
+			}
 			switch {
 			case run.panicked:
 				tl.panics++
@@ -224,10 +231,7 @@ func TestFaultsMounted(t *testing.T) {
 			}
 			if run.rss > rssBudget {
 				tl.overBudget++
-				t.Logf("%s: server peak RSS %d MiB, over the %d MiB budget", label, run.rss>>20, rssBudget>>20)
-			}
-			if run.rss > rssCeiling {
-				t.Errorf("%s: server peak RSS %d MiB, over the %d MiB ceiling", label, run.rss>>20, rssCeiling>>20)
+				t.Errorf("%s: server peak RSS %d MiB, over the %d MiB budget", label, run.rss>>20, rssBudget>>20)
 			}
 			if run.refused != "" {
 				tl.refused++
@@ -311,5 +315,8 @@ func TestFaultsMounted(t *testing.T) {
 		c := tallies[f]
 		t.Logf("%-10s %5d %7d %8d %9d %6.0f%% %6d %8d %5d MiB %6d", f, c.runs, c.refused, c.reported, c.identical,
 			100*float64(c.silent)/float64(max(c.runs, 1)), c.panics, c.timeouts, c.peakRSS>>20, c.overBudget)
+	}
+	for _, f := range formats {
+		t.Logf("%-10s largest server: %s", f, tallies[f].peakRun)
 	}
 }
