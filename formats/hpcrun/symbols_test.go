@@ -26,6 +26,18 @@ import (
 // return address is the next byte. Every row of cct.csv, read through a
 // FUSE mount, names the address as addr2line -f -i -C does.
 func TestSymbolsMatchAddr2line(t *testing.T) {
+	for _, v := range []struct {
+		version string
+		layout  dec.Layout
+	}{{"02.00", dec.LayoutB}, {"04.00", dec.LayoutC}} {
+		t.Run(v.version, func(t *testing.T) { symbolsMatchAddr2line(t, v.version, v.layout) })
+	}
+}
+
+// symbolsMatchAddr2line is TestSymbolsMatchAddr2line for one version: in
+// a 04.00 file (HPCToolkit 2022.10 and later) leaves are not negated, a
+// node with children is a call.
+func symbolsMatchAddr2line(t *testing.T, version string, layout dec.Layout) {
 	cxx, c := program.BuildT(t, program.CXX), program.BuildT(t, program.CNoPIE)
 	symbols.SetSearchDirs([]string{filepath.Dir(c.Path)})
 	defer symbols.SetSearchDirs(nil)
@@ -51,9 +63,14 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	p := &gen.Profile{Layout: dec.LayoutB, NV: []dec.NVPair{{Name: "program-name", Value: "prog"}},
-		Epochs: []*gen.Epoch{{Granularity: 1, Metrics: gen.Metrics(1, dec.LayoutB), LoadModules: lms, Nodes: nodes}}}
+	p := &gen.Profile{Version: version, Layout: layout, NV: []dec.NVPair{{Name: "program-name", Value: "prog"}},
+		Epochs: []*gen.Epoch{{Granularity: 1, Metrics: gen.Metrics(1, layout), LoadModules: lms, Nodes: nodes}}}
 	writeFile(t, filepath.Join(dir, "prog.hpcrun"), p)
+	if f, err := dec.Open(filepath.Join(dir, "prog.hpcrun")); err != nil || f.Version != version || len(f.Problems) != 0 {
+		t.Fatalf("the generated file: %v, %v", err, f)
+	} else {
+		f.Close()
+	}
 	src := open(t, dir)
 	mnt := fsnodetest.Mount(t, src.FS())
 	cct := testdata.ReadCSV(t, testdata.ReadFS(t, os.DirFS(mnt), "prog/cct.csv"))

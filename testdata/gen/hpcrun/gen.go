@@ -1,11 +1,12 @@
 // Package hpcrun writes synthetic hpcrun profiles (02.00 layouts A, B and
-// C, and 03.00) and .hpctrace files for tests and benchmarks: any number
+// C, 03.00 and the sparse 04.00) and .hpctrace files for tests and benchmarks: any number
 // of epochs, with or without LUSH fields, Int and Real metrics, and CCTs
 // of any size streamed without holding the nodes in memory.
 package hpcrun
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -36,8 +37,12 @@ type Epoch struct {
 	Tree        *Tree
 }
 
-// Write writes p to w.
+// Write writes p to w; a Version "04.00" profile is written as that
+// version's sections (see WriteSparse).
 func Write(w io.Writer, p *Profile) error {
+	if p.Version == "04.00" {
+		return WriteSparse(w, p)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	e := enc{w: bw}
 	v := p.Version
@@ -406,4 +411,124 @@ func AppendCallsAndLeaves(nodes []hpcrun.Node, lmID uint16, addrs []uint64) []hp
 			hpcrun.Node{ID: -(id + 2), Parent: uint32(id), LMID: lmID, IP: a, Values: []uint64{uint64(k + 1)}})
 	}
 	return nodes
+}
+
+// WriteSparse writes the first epoch of p as a 04.00 file (HPCToolkit
+// 2022.10+): the header and p.NV, the loadmap, the CCT (19-byte nodes,
+// leaves not negated), the metric table (layout C), an id-tuple
+// dictionary and the node values stored sparsely (the non-zero ones),
+// each section at a multiple of 1024 bytes, then the footer that locates
+// them. The id tuple is NODE 0, RANK 0, THREAD 0.
+func WriteSparse(w io.Writer, p *Profile) error {
+	ep := &Epoch{}
+	if len(p.Epochs) > 0 {
+		ep = p.Epochs[0]
+	}
+	nodes := ep.Nodes
+	if nodes == nil && ep.Tree != nil {
+		nodes = make([]hpcrun.Node, ep.Tree.Len())
+		for i := range nodes {
+			ep.Tree.Node(i, &nodes[i])
+		}
+	}
+	var b bytes.Buffer
+	e := enc{w: bufio.NewWriter(&b)}
+	var bounds []uint64
+	section := func(write func()) {
+		e.w.Flush()
+		for b.Len()%1024 != 0 && b.Len() > 0 {
+			b.WriteByte(0)
+		}
+		start := uint64(b.Len())
+		write()
+		e.w.Flush()
+		bounds = append(bounds, start, uint64(b.Len()))
+	}
+	section(func() {
+		e.raw([]byte(hpcrun.ProfileMagic + "04.00b"))
+		e.nv(p.NV)
+	})
+	section(func() {
+		e.u32(uint32(len(ep.LoadModules)))
+		for _, lm := range ep.LoadModules {
+			e.u16(lm.ID)
+			e.str(lm.Name)
+			e.u64(lm.Flags)
+		}
+	})
+	section(func() {
+		e.u64(uint64(len(nodes)))
+		for _, n := range nodes {
+			e.u32(n.AbsID())
+			e.u32(n.Parent)
+			e.u16(n.LMID)
+			e.u64(n.IP)
+			e.raw([]byte{n.Flags})
+		}
+	})
+	section(func() {
+		e.u32(uint32(len(ep.Metrics)))
+		for _, m := range ep.Metrics {
+			e.metric(&m, hpcrun.LayoutC)
+		}
+	})
+	kinds := []string{"SUMMARY", "NODE", "RANK", "THREAD"}
+	section(func() {
+		e.u16(uint16(len(kinds)))
+		for k, name := range kinds {
+			e.u16(uint16(k))
+			e.str(name)
+		}
+	})
+	section(func() {
+		e.u16(3)
+		for kind := uint16(1); kind <= 3; kind++ {
+			e.u16(kind)
+			e.u64(0)
+			e.u64(0)
+		}
+		type entry struct {
+			id    uint32
+			start uint64
+		}
+		var vals [][2]uint64 // value bits, metric id
+		var index []entry
+		for _, n := range nodes {
+			start := uint64(len(vals))
+			for m, v := range n.Values {
+				if v != 0 {
+					vals = append(vals, [2]uint64{v, uint64(m)})
+				}
+			}
+			if uint64(len(vals)) > start {
+				index = append(index, entry{n.AbsID(), start})
+			}
+		}
+		e.u64(uint64(len(vals)))
+		e.u32(uint32(len(index)))
+		for _, v := range vals {
+			e.u64(v[0])
+			e.u16(uint16(v[1]))
+		}
+		for _, x := range index {
+			e.u32(x.id)
+			e.u64(x.start)
+		}
+		e.u32(0x656E6421) // "end!"
+		e.u64(uint64(len(vals)))
+	})
+	e.w.Flush()
+	for b.Len()%1024 != 0 {
+		b.WriteByte(0)
+	}
+	footer := uint64(b.Len())
+	for _, x := range append(bounds, footer) {
+		e.u64(x)
+	}
+	e.raw([]byte("HPCRUNsm"))
+	if e.w.Flush(); e.err != nil {
+		return e.err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
