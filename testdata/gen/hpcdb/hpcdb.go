@@ -443,6 +443,42 @@ func (g *DB) threadArrays() (exc, inc [][]float64) {
 	return
 }
 
+// header40 writes the 128-byte header of an HPCToolkit 4.0 .db file:
+// magic, version 1.0, the count of the first section's entries, then the
+// size and offset of each section (sections holds them in pairs).
+func header40(w *bufio.Writer, magic string, n uint32, sections ...uint64) {
+	w.WriteString(magic)
+	w.Write([]byte{1, 0})
+	put32(w, n)
+	put16(w, uint16(len(sections)/2))
+	for _, v := range sections {
+		put64(w, v)
+	}
+	pad(w, 128-24-8*len(sections))
+}
+
+// valueCounts is the number of values of a context and of metric ids
+// with any, from the count of values per metric id.
+func valueCounts(perID []uint32) (values uint64, ids uint16) {
+	for _, k := range perID {
+		if k > 0 {
+			values += uint64(k)
+			ids++
+		}
+	}
+	return values, ids
+}
+
+// cellMetricID is the metric id of cell j of a context's value cells,
+// which go exclusive, inclusive per metric: metric j/2's ids under ids.
+func cellMetricID(ids func(k int) (exc, inc int), j int) uint16 {
+	e, i := ids(j / 2)
+	if j%2 == 1 {
+		return uint16(i)
+	}
+	return uint16(e)
+}
+
 func (g *DB) writeProfile(w *bufio.Writer) error {
 	np := g.Threads + 1
 	piSize := uint64(52 * np)
@@ -486,15 +522,7 @@ func (g *DB) writeProfile(w *bufio.Writer) error {
 	sum := g.profileBlock(0, sumE, sumI)
 	infos[0] = info{sum.nv, sum.nc, off}
 
-	w.WriteString("HPCPROF-profdb__")
-	w.Write([]byte{1, 0})
-	put32(w, uint32(np))
-	put16(w, 2)
-	put64(w, piSize)
-	put64(w, 128)
-	put64(w, uint64(len(tuples)))
-	put64(w, tuplePtr)
-	pad(w, 128-56)
+	header40(w, "HPCPROF-profdb__", uint32(np), piSize, 128, uint64(len(tuples)), tuplePtr)
 	for p, in := range infos {
 		put64(w, tupleOff[p])
 		put64(w, 0)
@@ -564,23 +592,10 @@ func (g *DB) writeCCT(w *bufio.Writer) error {
 	}
 	ciSize := uint64(22 * n)
 	off := 128 + align8(ciSize)
-	w.WriteString("HPCPROF-cctdb___")
-	w.Write([]byte{1, 0})
-	put32(w, uint32(n))
-	put16(w, 1)
-	put64(w, ciSize)
-	put64(w, 128)
-	pad(w, 128-40)
+	header40(w, "HPCPROF-cctdb___", uint32(n), ciSize, 128)
 	sizes := make([]uint64, n)
 	for c := 0; c < n; c++ {
-		var nv uint64
-		var nm uint16
-		for _, k := range counts[c*nids : c*nids+nids] {
-			if k > 0 {
-				nv += uint64(k)
-				nm++
-			}
-		}
+		nv, nm := valueCounts(counts[c*nids : c*nids+nids])
 		put32(w, uint32(c))
 		put64(w, nv)
 		put16(w, nm)
@@ -606,12 +621,7 @@ func (g *DB) writeCCT(w *bufio.Writer) error {
 			if len(cell) == 0 {
 				continue
 			}
-			e, i := ThreadIDs(j / 2)
-			id := e
-			if j%2 == 1 {
-				id = i
-			}
-			mets = be.AppendUint16(mets, uint16(id))
+			mets = be.AppendUint16(mets, cellMetricID(ThreadIDs, j))
 			mets = be.AppendUint64(mets, idx)
 			for _, x := range cell {
 				put64(w, math.Float64bits(x.v))
@@ -631,13 +641,7 @@ func (g *DB) writeTrace(w *bufio.Writer) error {
 	t := g.Threads
 	hdrSize := uint64(22 * t)
 	off := 128 + align8(hdrSize)
-	w.WriteString("HPCPROF-tracedb_")
-	w.Write([]byte{1, 0})
-	put32(w, uint32(t))
-	put16(w, 1)
-	put64(w, hdrSize)
-	put64(w, 128)
-	pad(w, 128-40)
+	header40(w, "HPCPROF-tracedb_", uint32(t), hdrSize, 128)
 	for p := 1; p <= t; p++ {
 		put32(w, uint32(p))
 		put16(w, 0)

@@ -60,6 +60,26 @@ func header4(format string, nsec int, extra int) []byte {
 	return append(b, make([]byte, nsec*16+extra)...)
 }
 
+// writeOneSection4 writes the file header of a 4.x file of one section,
+// whose own header of headLen bytes (aligned to 8: h) is followed by n
+// entries of stride bytes, and returns that section, to be filled and
+// written, with the offset of its entries, n and stride set; ptr is its
+// offset in the file.
+func writeOneSection4(w *bufio.Writer, format string, extra int, headLen, stride uint64, n int) (sec []byte, ptr, h uint64) {
+	hdr := pad8(header4(format, 1, extra))
+	ptr = uint64(len(hdr))
+	h = align8(headLen)
+	size := h + uint64(n)*stride
+	le.PutUint64(hdr[0x10:], size)
+	le.PutUint64(hdr[0x18:], ptr)
+	w.Write(hdr)
+	sec = make([]byte, align8(size))
+	le.PutUint64(sec, ptr+h)
+	le.PutUint32(sec[8:], uint32(n))
+	sec[12] = byte(stride)
+	return sec, ptr, h
+}
+
 func pad8(b []byte) []byte {
 	for len(b)%8 != 0 {
 		b = append(b, 0)
@@ -509,28 +529,11 @@ func (g *DB) writeCCT4(w *bufio.Writer) error {
 			}
 		}
 	}
-	hdr := pad8(header4("ctxt", 1, x))
-	infoPtr := uint64(len(hdr))
-	h := align8(uint64(13 + x))
 	stride := uint64(32 + x)
-	infoSize := h + uint64(n)*stride
-	le.PutUint64(hdr[0x10:], infoSize)
-	le.PutUint64(hdr[0x18:], infoPtr)
-	w.Write(hdr)
-	sec := make([]byte, align8(infoSize))
-	le.PutUint64(sec, infoPtr+h)
-	le.PutUint32(sec[8:], uint32(n))
-	sec[12] = byte(stride)
-	off := infoPtr + align8(infoSize)
+	sec, infoPtr, h := writeOneSection4(w, "ctxt", x, uint64(13+x), stride, n)
+	off := infoPtr + uint64(len(sec))
 	for c := 0; c < n; c++ {
-		var nv uint64
-		var nm uint16
-		for _, k := range counts[c*nids : c*nids+nids] {
-			if k > 0 {
-				nv += uint64(k)
-				nm++
-			}
-		}
+		nv, nm := valueCounts(counts[c*nids : c*nids+nids])
 		e := sec[h+uint64(c)*stride:]
 		le.PutUint64(e, nv)
 		le.PutUint16(e[16:], nm)
@@ -573,12 +576,7 @@ func (g *DB) writeCCT4(w *bufio.Writer) error {
 				if len(cell) == 0 {
 					continue
 				}
-				e, i := MetaIDs(j / 2)
-				id := e
-				if j%2 == 1 {
-					id = i
-				}
-				mets = le.AppendUint16(mets, uint16(id))
+				mets = le.AppendUint16(mets, cellMetricID(MetaIDs, j))
 				mets = le.AppendUint64(mets, idx)
 				for _, v := range cell {
 					var b [12]byte
@@ -603,23 +601,13 @@ func (g *DB) writeCCT4(w *bufio.Writer) error {
 func (g *DB) writeTrace4(w *bufio.Writer) error {
 	x := g.Extra
 	t := g.Threads
-	hdr := pad8(header4("trce", 1, x))
-	secPtr := uint64(len(hdr))
-	h := align8(uint64(32 + x))
 	stride := uint64(24 + x)
-	secSize := h + uint64(t)*stride
-	le.PutUint64(hdr[0x10:], secSize)
-	le.PutUint64(hdr[0x18:], secPtr)
-	w.Write(hdr)
-	sec := make([]byte, align8(secSize))
-	le.PutUint64(sec, secPtr+h)
-	le.PutUint32(sec[8:], uint32(t))
-	sec[12] = byte(stride)
+	sec, secPtr, h := writeOneSection4(w, "trce", x, uint64(32+x), stride, t)
 	if t > 0 && g.Samples > 0 {
 		le.PutUint64(sec[16:], g.TraceTime(1, 0))
 		le.PutUint64(sec[24:], g.TraceTime(t, g.Samples-1))
 	}
-	off := secPtr + align8(secSize)
+	off := secPtr + uint64(len(sec))
 	for p := 1; p <= t; p++ {
 		e := sec[h+uint64(p-1)*stride:]
 		le.PutUint32(e, uint32(p))
