@@ -68,11 +68,7 @@ func TestNamesFromDataNeverHide(t *testing.T) {
 			if c.setup != nil {
 				c.setup(t, dir)
 			}
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, dir)
 			fsys := src.FS()
 			for _, w := range c.want {
 				fi, err := fs.Stat(fsys, strings.TrimSuffix(w, "/"))

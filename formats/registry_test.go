@@ -66,11 +66,7 @@ func TestOvni1xIsRead(t *testing.T) {
 			t.Fatalf("Detect(%s) = %v, %v", p, f, err)
 		}
 	}
-	src, err := Open(filepath.Join(dir, "trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, filepath.Join(dir, "trace"))
 	if _, err := fs.ReadFile(src.FS(), "events.txt"); err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +117,7 @@ func TestFolderScanIsRecursive(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "program", "Makefile"), []byte("all:"), 0o644)
 	os.WriteFile(filepath.Join(dir, "old.zip"), []byte("PK\x03\x04rest"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	for _, p := range []string{"runs/a/b/events.txt", "top/streams.csv"} {
 		if src.Root.Walk(p) == nil {
 			t.Errorf("%s missing from the folder mount", p)
@@ -170,11 +162,7 @@ func TestFolderOfSources(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	for _, p := range []string{"run1/events.txt", "run2/streams.csv", "README.txt", "_errors.txt"} {
 		if src.Root.Walk(p) == nil {
 			t.Errorf("%s missing from the folder mount", p)
@@ -224,11 +212,7 @@ func TestFolderHidesNoSource(t *testing.T) {
 // per case, the raw profile and webgrind's cache of it; both are mounted.
 func TestCorpusWebgrindFolderHidesNothing(t *testing.T) {
 	dir := testdata.Corpus(t, "webgrind")
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	for _, c := range []string{"valgrind-calls-v7", "xdebug-app-v7", "xdebug2-app-v6"} {
 		for _, p := range []string{"/callgrind.out/functions.csv", "/callgrind.out.webgrind/functions.csv"} {
 			if src.Root.Walk(c+p) == nil {

@@ -148,3 +148,15 @@ func ReadViews(tb testing.TB, fsys fs.FS, views ...string) int64 {
 	}
 	return total
 }
+
+// Open opens path with open (a format's Open) for the test: an error
+// fails it, and the source is closed when it ends.
+func Open[S io.Closer](tb testing.TB, open func(string) (S, error), path string) S {
+	tb.Helper()
+	src, err := open(path)
+	if err != nil {
+		tb.Fatalf("open %s: %v", path, err)
+	}
+	tb.Cleanup(func() { src.Close() })
+	return src
+}

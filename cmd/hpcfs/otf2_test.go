@@ -52,11 +52,7 @@ func TestOTF2ThroughMount(t *testing.T) {
 	if !strings.Contains(info, "format: otf2") {
 		t.Fatalf("hpcfs info:\n%s", info)
 	}
-	src, err := formats.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, formats.Open, dir)
 	if err := fstest.TestFS(src.FS(), "run/events.txt", "run/locations/1/cct.csv"); err != nil {
 		t.Fatal(err)
 	}

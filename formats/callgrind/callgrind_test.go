@@ -71,11 +71,7 @@ func TestCorpusTrees(t *testing.T) {
 			if _, ok := Detect(path); !ok {
 				t.Fatal("not detected")
 			}
-			src, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, path)
 			fsys := src.FS()
 			f, _ := cg.Open(path)
 			defer f.Close()
@@ -149,11 +145,7 @@ func TestDirectory(t *testing.T) {
 	if _, ok := Detect(dir); !ok {
 		t.Fatal("directory not detected")
 	}
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	fsys := src.FS()
 	total := func(name string) int64 { return irTotal(t, fsys, name) }
 	if got, want := total("sum/functions.csv"), sums[0]+sums[1]+sums[2]; got != want {

@@ -11,6 +11,7 @@ import (
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -31,15 +32,11 @@ func patch(t *testing.T, path string, fn func(b []byte)) {
 // and returns _errors.txt and the bytes the reads allocated.
 func errorsAfterReading(t *testing.T, dir string) (string, uint64) {
 	t.Helper()
-	src, err := hpcdb.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.Open, dir)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	fsys := src.FS()
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "raw" {
 			if err == nil {
 				err = fs.SkipDir

@@ -10,6 +10,7 @@ import (
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -46,11 +47,7 @@ func TestImpossibleValuesReported(t *testing.T) {
 	xml = append(xml[:name:name], append([]byte("a\x00b&#0;"), xml[name:]...)...)
 	os.WriteFile(filepath.Join(dir, "experiment.xml"), xml, 0o644)
 
-	src, err := hpcdb.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.Open, dir)
 	fsys := src.FS()
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasPrefix(p, "raw/") || strings.HasPrefix(p, "dump/") {

@@ -222,11 +222,7 @@ func TestMetaHugeContextID(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := hpcdb.OpenMeta(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.OpenMeta, dir)
 	if _, err := fs.ReadFile(src.FS(), "cct.csv"); err != nil {
 		t.Fatal(err)
 	}

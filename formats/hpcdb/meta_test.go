@@ -342,11 +342,7 @@ func (v *metaView) checkTree(t *testing.T, dir string) {
 func TestMetaFS(t *testing.T) {
 	for _, dir := range []string{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-small")} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			src, err := hpcdb.OpenMeta(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, hpcdb.OpenMeta, dir)
 			if err := fstest.TestFS(src.FS(), "README.txt", "header.txt", "metrics.csv", "profiles.csv", "cct.csv", "cct.txt", "procedures.csv", "contexts/0.csv", "profiles/summary.csv"); err != nil {
 				t.Fatal(err)
 			}
@@ -360,11 +356,7 @@ func TestMetaFS(t *testing.T) {
 // taxonomy.csv names the summary columns that metrics/default.yaml's
 // formulas use, derived metrics included.
 func TestMetaTaxonomy(t *testing.T) {
-	src, err := hpcdb.OpenMeta(testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cuda-nvidia-t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.OpenMeta, testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cuda-nvidia-t"))
 	rows := readCSV(t, src.FS(), "taxonomy.csv")
 	want := map[string][2]string{
 		"GPUOP (sec)":    {"gpuop_sec_sum_inc", "gpuop_sec_sum_lex_aware"},

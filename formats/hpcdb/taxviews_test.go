@@ -12,6 +12,7 @@ import (
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -222,11 +223,7 @@ func TestMetaTaxonomyDerived(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "metrics", "derived.yaml"), []byte(testTaxonomy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := hpcdb.OpenMeta(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.OpenMeta, dir)
 	fsys := src.FS()
 	cct := readCSV(t, fsys, "cct.csv")
 	ch := cct[0]
@@ -335,11 +332,7 @@ func TestMetaTaxonomyMalformed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src, err := hpcdb.OpenMeta(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.OpenMeta, dir)
 	fsys := src.FS()
 	ents, err := fs.ReadDir(fsys, "taxonomy")
 	if err != nil {
@@ -376,11 +369,7 @@ func TestMetaTaxonomyManyColumns(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "metrics", "many.yaml"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, err := hpcdb.OpenMeta(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcdb.OpenMeta, dir)
 	rows := readCSV(t, src.FS(), "taxonomy/many.csv")
 	cct := readCSV(t, src.FS(), "cct.csv")
 	if len(rows[0]) != 5+4096 || rows[0][5] != "t_s_inc" || rows[0][7] != "t_m0_s_inc" {
@@ -423,11 +412,7 @@ func TestMetaTaxonomyDamaged(t *testing.T) {
 				if err := os.Truncate(p, int64(float64(fi.Size())*frac)); err != nil {
 					t.Fatal(err)
 				}
-				src, err := hpcdb.OpenMeta(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer src.Close()
+				src := testdata.Open(t, hpcdb.OpenMeta, dir)
 				fsys := src.FS()
 				tax, _ := fs.ReadFile(fsys, "taxonomy/derived.csv")
 				if len(src.Errors.Lines()) == 0 {

@@ -366,11 +366,7 @@ func TestMeasurementsDirectory(t *testing.T) {
 	if _, ok := hpcrun.Detect(dir); !ok {
 		t.Fatal("not detected")
 	}
-	src, err := hpcrun.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, hpcrun.Open, dir)
 	// opening reads no profile: it stays far below a second even under
 	// -race on a loaded machine (reading 1000 profiles would not)
 	if d := time.Since(start); d > 2*time.Second {

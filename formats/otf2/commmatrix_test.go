@@ -32,11 +32,7 @@ func TestCommMatrix(t *testing.T) {
 				s := want[m[1]][key{m[3], rank}]
 				want[m[1]][key{m[3], rank}] = sums{s.messages + 1, s.bytes + n}
 			}
-			src, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, dir)
 			rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "comm-matrix.csv"))
 			if got := len(rows[0]); got != 5 || rows[0][0] != "communicator" || rows[0][4] != "bytes" {
 				t.Fatalf("header %v", rows[0])

@@ -56,11 +56,7 @@ func otf2Print(t *testing.T, dir string, args ...string) []byte {
 // bytes as the whole file.
 func TestGeneratedMatchesOtf2Print(t *testing.T) {
 	dir := writeGen(t, 3, 60000)
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	for view, args := range map[string][]string{"events.txt": nil, "definitions.txt": {"-G"}} {
 		want := otf2Print(t, dir, args...)
 		got := testdata.ReadFS(t, src.FS(), view)
@@ -95,11 +91,7 @@ func TestGeneratedProfileMatchesPythonOTF2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	_, got, _ := strings.Cut(string(testdata.ReadFS(t, src.FS(), "imbalance.csv")), "\n")
 	if got != string(out) {
 		t.Errorf("imbalance.csv differs from python3-otf2\n%s", firstDiff([]byte(got), out))
@@ -126,11 +118,7 @@ func readAllowErr(t *testing.T, src *vfs.Source, name string) []byte {
 func TestDamaged(t *testing.T) {
 	const n, events = 3, 3000
 	intact := func(t *testing.T, dir string) []int {
-		src, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, dir)
 		var counts []int
 		for i := range n {
 			rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "locations/"+strconv.Itoa(i)+"/events.csv"))
@@ -148,11 +136,7 @@ func TestDamaged(t *testing.T) {
 		if err := os.Truncate(p, cut); err != nil {
 			t.Fatal(err)
 		}
-		src, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, dir)
 		b := readAllowErr(t, src, "locations/0/events.csv")
 		rows := strings.Count(string(b), "\n") - 1
 		if rows <= 0 || rows >= full[0] {
@@ -180,11 +164,7 @@ func TestDamaged(t *testing.T) {
 		if err := os.Remove(filepath.Join(dir, "traces", "2.evt")); err != nil {
 			t.Fatal(err)
 		}
-		src, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, dir)
 		txt := string(testdata.ReadFS(t, src.FS(), "events.txt"))
 		if got := strings.Count(txt, "\n") - 5; got != full[0]+full[1] {
 			t.Errorf("events.txt: %d events, want the %d of the other locations", got, full[0]+full[1])
@@ -207,11 +187,7 @@ func TestDamaged(t *testing.T) {
 			b[i] = 0xee
 		}
 		os.WriteFile(p, b, 0o644)
-		src, err := Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, dir)
 		readAllowErr(t, src, "definitions.txt")
 		testdata.ReadFS(t, src.FS(), "header.txt")
 		errs := string(testdata.ReadFS(t, src.FS(), "_errors.txt"))

@@ -120,11 +120,7 @@ func TestDamagedEndStillMounts(t *testing.T) {
 			if _, ok := Detect(p); !ok {
 				t.Fatalf("%s %s: not detected", name, kind)
 			}
-			src, err := Open(p)
-			if err != nil {
-				t.Fatalf("%s %s: %v", name, kind, err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, p)
 			fsys := src.FS()
 			if got := withoutPercentages(t, testdata.ReadFS(t, fsys, "functions.csv")); !slices.Equal(got, want) {
 				t.Fatalf("%s %s: functions.csv differs beyond its percentages", name, kind)

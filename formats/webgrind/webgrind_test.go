@@ -85,11 +85,7 @@ func TestCorpusOracle(t *testing.T) {
 	for _, name := range corpusCases {
 		t.Run(name, func(t *testing.T) {
 			path, o := loadOracle(t, name)
-			src, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, path)
 			fsys := src.FS()
 			checkOracle(t, o, testdata.ReadFS(t, fsys, "functions.csv"), testdata.ReadFS(t, fsys, "calls.csv"))
 			// per-function tables against the oracle's lists
@@ -172,11 +168,7 @@ func TestUIOracle(t *testing.T) {
 			if err := json.Unmarshal(b, &ui); err != nil {
 				t.Fatal(err)
 			}
-			src, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
+			src := testdata.Open(t, Open, path)
 			fsys := src.FS()
 			checkFunctionList(t, b, testdata.ReadFS(t, fsys, "functions.txt"))
 			for nr, ci := range ui.CallinfoList {
@@ -255,11 +247,7 @@ func TestVersionsAgree(t *testing.T) {
 	dir := t.TempDir()
 	trees := map[int]fs.FS{}
 	for _, v := range []int{4, 5, 6, 7} {
-		src, err := Open(writeGen(t, dir, g, v))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, writeGen(t, dir, g, v))
 		if errs := src.Errors.Lines(); len(errs) != 0 {
 			t.Fatalf("v%d errors %q", v, errs)
 		}
@@ -349,11 +337,7 @@ func TestTreeFS(t *testing.T) {
 	dir := t.TempDir()
 	g := gen.Random(9, 600, 15)
 	for _, v := range []int{4, 5, 7} {
-		src, err := Open(writeGen(t, dir, g, v))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
+		src := testdata.Open(t, Open, writeGen(t, dir, g, v))
 		want := []string{"README.txt", "_errors.txt", "header.txt", "functions.csv", "functions.txt", "calls.csv", "raw/v" + strconv.Itoa(v) + ".webgrind"}
 		if v == 4 {
 			want = append(want, "invocations.csv")
@@ -377,11 +361,7 @@ func TestDirectorySource(t *testing.T) {
 	if s, ok := Detect(filepath.Join(dir, "callgrind.out.1")); ok {
 		t.Fatalf("text file detected: %s", s)
 	}
-	src, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, dir)
 	fsys := src.FS()
 	files := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "files.csv"))
 	if len(files) != 5 || files[1][0] != "v4.webgrind" || files[4][2] != "7" || files[1][4] != strconv.Itoa(len(g.Funcs)) {
@@ -500,11 +480,7 @@ func wgAddr(b []byte, i int) uint32 {
 
 func TestMounted(t *testing.T) {
 	path, o := loadOracle(t, "xdebug-app-v7")
-	src, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := testdata.Open(t, Open, path)
 	fsys := src.FS()
 	mnt := fsnodetest.Mount(t, fsys)
 	functions, _ := os.ReadFile(filepath.Join(mnt, "functions.csv"))
