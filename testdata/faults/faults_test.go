@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -134,6 +136,33 @@ func peakHeap(stop chan struct{}, peak *atomic.Uint64) {
 	}
 }
 
+// freshCopy makes a folder, work, for mutants of the source src: each is
+// a fresh copy at one path, dst, so that views naming the source's path
+// compare equal to the undamaged copy's. fresh (re)makes the copy and
+// returns its input files (all its files when none is an input).
+func freshCopy(t *testing.T, name, src string) (work, dst string, fresh func() []string) {
+	work = t.TempDir()
+	dst = filepath.Join(work, filepath.Base(src))
+	fresh = func() []string {
+		os.RemoveAll(dst)
+		files, err := CopySource(src, dst)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: copy: %v", name, err)
+		}
+		var inputs []string
+		for _, f := range files {
+			if !notInput(f) {
+				inputs = append(inputs, f)
+			}
+		}
+		if len(inputs) == 0 {
+			return files
+		}
+		return inputs
+	}
+	return work, dst, fresh
+}
+
 func TestFaults(t *testing.T) {
 	sources := generated(t, t.TempDir())
 	if *long {
@@ -148,36 +177,11 @@ func TestFaults(t *testing.T) {
 			}
 		}
 	}
-	names := make([]string, 0, len(sources))
-	for n := range sources {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(sources))
 
 	tallies := map[string]*tally{}
 	for si, name := range names {
-		src := sources[name]
-		// Every mutant is a fresh copy at one path, so that views naming
-		// the source's path compare equal to the undamaged copy's.
-		work := t.TempDir()
-		dst := filepath.Join(work, filepath.Base(src))
-		fresh := func() []string {
-			os.RemoveAll(dst)
-			files, err := CopySource(src, dst)
-			if err != nil || len(files) == 0 {
-				t.Fatalf("%s: copy: %v", name, err)
-			}
-			var inputs []string
-			for _, f := range files {
-				if !notInput(f) {
-					inputs = append(inputs, f)
-				}
-			}
-			if len(inputs) == 0 {
-				return files
-			}
-			return inputs
-		}
+		_, dst, fresh := freshCopy(t, name, sources[name])
 		fresh()
 		orig, err := formats.Open(dst)
 		if err != nil {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -172,28 +174,14 @@ func TestFaultsMounted(t *testing.T) {
 			sources[k] = v
 		}
 	}
-	names := make([]string, 0, len(sources))
-	for n := range sources {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(sources))
 	perSource := 2 // mutations of the input and of the index, each
 	if *long {
 		perSource = len(Mutations)
 	}
 	tallies := map[string]*mountTally{}
 	for si, name := range names {
-		src := sources[name]
-		work := t.TempDir()
-		dst := filepath.Join(work, filepath.Base(src))
-		fresh := func() []string {
-			os.RemoveAll(dst)
-			files, err := CopySource(src, dst)
-			if err != nil || len(files) == 0 {
-				t.Fatalf("%s: copy: %v", name, err)
-			}
-			return files
-		}
+		work, dst, fresh := freshCopy(t, name, sources[name])
 		fresh()
 		index := t.TempDir()
 		base := mountAndRead(t, dst, index)
@@ -283,16 +271,7 @@ func TestFaultsMounted(t *testing.T) {
 				check(fmt.Sprintf("%s index %s", name, what), mountAndRead(t, dst, idx), true)
 			}
 			// The input damaged, with no index.
-			files := fresh()
-			var inputs []string
-			for _, f := range files {
-				if !notInput(f) {
-					inputs = append(inputs, f)
-				}
-			}
-			if len(inputs) == 0 {
-				inputs = files
-			}
+			inputs := fresh()
 			m := Mutations[(si+k*5)%len(Mutations)]
 			if *long {
 				m = Mutations[k]
