@@ -15,16 +15,11 @@ mount_bg "$work/callgrind.out.big" "$work/mnt"
 m="$work/mnt"
 t0=$(ms); ls "$m" > /dev/null; t1=$(ms)
 echo "ls of the root: $(el $t0 $t1)"
-t0=$(ms); size=$(stat -c %s "$m/functions.csv"); t1=$(ms)
-echo "first stat of functions.csv (reads the whole file once): $(el $t0 $t1), size $size bytes"
-t0=$(ms); cat "$m/functions.csv" > /dev/null; t1=$(ms)
-echo "cat functions.csv: $(el $t0 $t1)"
-t0=$(ms); tail -n 1 "$m/functions.csv" > /dev/null; t1=$(ms)
-echo "tail -n 1 functions.csv: $(el $t0 $t1)"
-t0=$(ms); size=$(stat -c %s "$m/calls.csv"); t1=$(ms)
-echo "first stat of calls.csv: $(el $t0 $t1), size $size bytes"
-t0=$(ms); cat "$m/calls.csv" > /dev/null; t1=$(ms)
-echo "cat calls.csv: $(el $t0 $t1)"
+stat_view functions.csv "reads the whole file once"
+cat_view functions.csv
+tail_view functions.csv
+stat_view calls.csv
+cat_view calls.csv
 t0=$(ms); n=$(ls "$m/functions" | wc -l); t1=$(ms)
 echo "ls functions/ ($n entries): $(el $t0 $t1)"
 first=$(ls "$m/functions" | sed -n 2p)
@@ -32,9 +27,7 @@ t0=$(ms); cat "$m/functions/$first/callers.csv" "$m/functions/$first/callees.csv
 echo "functions/$first callers.csv + callees.csv: $(el $t0 $t1)"
 grep -E '^(functions|call_edges|cost_lines|totals_check):' "$m/header.txt"
 if [ "${LINES:-0}" = 1 ]; then
-	t0=$(ms); size=$(stat -c %s "$m/lines.csv"); t1=$(ms)
-	echo "first stat of lines.csv (renders it once): $(el $t0 $t1), size $size bytes"
-	t0=$(ms); tail -n 1 "$m/lines.csv" > /dev/null; t1=$(ms)
-	echo "tail -n 1 lines.csv: $(el $t0 $t1)"
+	stat_view lines.csv "renders it once"
+	tail_view lines.csv
 fi
 unmount_bg

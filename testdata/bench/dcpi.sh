@@ -20,22 +20,15 @@ run() { # name maxchunk
 	mount_bg "$work/$name.prof" "$work/mnt"
 	t0=$(ms); grep -E '^(chunks|footer_check) ' "$m/header.txt"; t1=$(ms)
 	echo "header.txt (scans the body once): $(el $t0 $t1)"
-	t0=$(ms); size=$(stat -c %s "$m/samples.csv"); t1=$(ms)
-	echo "first stat of samples.csv (sizing): $(el $t0 $t1), size $size bytes"
-	t0=$(ms); cat "$m/samples.csv" > /dev/null; t1=$(ms)
-	echo "cat samples.csv: $(el $t0 $t1), $(mbps $size $t0 $t1)"
-	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
-	t0=$(ms); cat "$m/samples.csv" > /dev/null; t1=$(ms)
-	echo "cat samples.csv again, already sized (page cache dropped): $(el $t0 $t1), $(mbps $size $t0 $t1)"
-	t0=$(ms); size=$(stat -c %s "$m/samples.txt"); t1=$(ms)
-	echo "first stat of samples.txt (sizing, no rendering): $(el $t0 $t1), size $size bytes"
-	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
-	t0=$(ms); tail -n 1 "$m/samples.txt"; t1=$(ms)
-	echo "tail -n 1 samples.txt once sized (page cache dropped): $(el $t0 $t1)"
-	t0=$(ms); size=$(stat -c %s "$m/top.csv"); t1=$(ms)
-	echo "first stat of top.csv (plan + sort + size): $(el $t0 $t1), size $size bytes"
-	t0=$(ms); cat "$m/top.csv" > /dev/null; t1=$(ms)
-	echo "cat top.csv: $(el $t0 $t1), $(mbps $size $t0 $t1)"
+	stat_view samples.csv sizing
+	cat_view samples.csv
+	drop_caches
+	cat_view samples.csv "again, already sized, page cache dropped"
+	stat_view samples.txt "sizing, no rendering"
+	drop_caches
+	tail_view samples.txt "once sized, page cache dropped"
+	stat_view top.csv "plan + sort + size"
+	cat_view top.csv
 	head -n 3 "$m/top.csv" | tail -n 2
 	unmount_bg
 	grep -E 'User time|System time' "$work/time.txt" | sed 's/^\s*/hpcfs process: /' || true

@@ -15,12 +15,9 @@ echo "input: $(stat -c %s "$work/big.hpcrun") bytes, $nodes CCT nodes, 4 metrics
 mount_bg "$work/big.hpcrun" "$work/mnt"
 m="$work/mnt/big"
 for v in cct.csv hpcproftt.txt cct.txt trace.csv; do
-	t0=$(ms); size=$(stat -c %s "$m/$v"); t1=$(ms)
-	echo "first stat of $v: $(el $t0 $t1), size $size bytes"
-	t0=$(ms); cat "$m/$v" > /dev/null; t1=$(ms)
-	echo "cat $v: $(el $t0 $t1), $(mbps $size $t0 $t1)"
-	t0=$(ms); tail -n 1 "$m/$v" > /dev/null; t1=$(ms)
-	echo "tail -n 1 $v: $(el $t0 $t1)"
+	stat_view "$v"
+	cat_view "$v"
+	tail_view "$v"
 done
 unmount_bg "2M-node file"
 
@@ -36,8 +33,7 @@ unmount_bg
 for round in first second; do
 	mount_bg "$work/big.hpcrun" "$work/mnt" --index-dir "$work/index"
 	for v in cct.csv cct.txt; do
-		t0=$(ms); stat -c %s "$m/$v" > /dev/null; t1=$(ms)
-		echo "$round mount with --index-dir: first stat of $v $(el $t0 $t1)"
+		stat_view "$v" "$round mount with --index-dir"
 	done
 	unmount_bg
 done

@@ -36,3 +36,25 @@ unmount_bg() {
 	wait "$pid" || true
 	grep -E 'Maximum resident set size' "$work/time.txt" | sed "s/^\s*/hpcfs process${1:+ ($1)}: /"
 }
+
+# stat_view V [NOTE], cat_view V [NOTE], tail_view V [NOTE]: the first
+# stat (which sets $size), a cat, and a tail -n 1 of the view V of the
+# mount $m, timed and printed with NOTE; cat_view gives the rate over
+# $size too.
+stat_view() {
+	local t0 t1
+	t0=$(ms); size=$(stat -c %s "$m/$1"); t1=$(ms)
+	echo "first stat of $1${2:+ ($2)}: $(el "$t0" "$t1"), size $size bytes"
+}
+cat_view() {
+	local t0 t1
+	t0=$(ms); cat "$m/$1" > /dev/null; t1=$(ms)
+	echo "cat $1${2:+ ($2)}: $(el "$t0" "$t1"), $(mbps "$size" "$t0" "$t1")"
+}
+tail_view() {
+	local t0 t1
+	t0=$(ms); tail -n 1 "$m/$1" > /dev/null; t1=$(ms)
+	echo "tail -n 1 $1${2:+ ($2)}: $(el "$t0" "$t1")"
+}
+# drop_caches empties the page cache (as root; otherwise it does nothing).
+drop_caches() { echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }

@@ -18,21 +18,15 @@ for nr in 0 50000 99999; do
 	t0=$(ms); rows=$(wc -l < "$m/functions/$name/callers.csv"); t1=$(ms)
 	echo "cold functions/$name/callers.csv: $(el $t0 $t1), $rows lines"
 done
-t0=$(ms); size=$(stat -c %s "$m/functions.csv"); t1=$(ms)
-echo "first stat of functions.csv: $(el $t0 $t1), size $size bytes"
-t0=$(ms); cat "$m/functions.csv" > /dev/null; t1=$(ms)
-echo "cat functions.csv: $(el $t0 $t1)"
-t0=$(ms); tail -n 1 "$m/functions.csv" > /dev/null; t1=$(ms)
-echo "tail -n 1 functions.csv: $(el $t0 $t1)"
-t0=$(ms); size=$(stat -c %s "$m/calls.csv"); t1=$(ms)
-echo "first stat of calls.csv: $(el $t0 $t1), size $size bytes"
-t0=$(ms); cat "$m/calls.csv" > /dev/null; t1=$(ms)
-echo "cat calls.csv: $(el $t0 $t1)"
-echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
-t0=$(ms); tail -n 1 "$m/calls.csv" > /dev/null; t1=$(ms)
-echo "tail -n 1 calls.csv (page cache dropped): $(el $t0 $t1)"
-t0=$(ms); cat "$m/functions.txt" > /dev/null; t1=$(ms)
-echo "cat functions.txt (sorted by self cost): $(el $t0 $t1)"
+stat_view functions.csv
+cat_view functions.csv
+tail_view functions.csv
+stat_view calls.csv
+cat_view calls.csv
+drop_caches
+tail_view calls.csv "page cache dropped"
+stat_view functions.txt
+cat_view functions.txt "sorted by self cost"
 t0=$(ms); n=$(ls "$m/functions" | wc -l); t1=$(ms)
 echo "ls functions/ ($n entries): $(el $t0 $t1)"
 for nr in 12345 77777; do
