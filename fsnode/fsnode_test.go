@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 func sample() fstest.MapFS {
@@ -102,11 +103,7 @@ func TestStableInodesAndOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
-		for _, de := range des {
-			names = append(names, de.Name())
-		}
-		return names
+		return testdata.Names(des)
 	}
 	first := list()
 	if len(first) != 100 || !slices.IsSorted(first) || !slices.Equal(first, list()) {

@@ -160,3 +160,21 @@ func Open[S io.Closer](tb testing.TB, open func(string) (S, error), path string)
 	tb.Cleanup(func() { src.Close() })
 	return src
 }
+
+// LiveHeap is the heap in use after a full collection, bytes.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// Names is the names of entries, in their order.
+func Names(entries []fs.DirEntry) []string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names
+}

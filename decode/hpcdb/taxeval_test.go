@@ -2,11 +2,9 @@ package hpcdb_test
 
 import (
 	"math"
-	"os"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/testdata"
 )
 
 // evalTax compiles f with the inputs numbered by metric name and scope and
@@ -35,14 +33,7 @@ func evalTax(t *testing.T, f *hpcdb.TaxFormula, vals map[string]float64) float64
 // The derived formulas of METRICS.yaml.ex evaluate as written there;
 // children know their parents.
 func TestTaxonomyCompileSpec(t *testing.T) {
-	b, err := os.ReadFile(testdata.Corpus(t, "hpctoolkit-metadb", "hatchet-cpi-v4", "metrics", "METRICS.yaml.ex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := hpcdb.ParseTaxonomy(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := specTaxonomy(t)
 	vals := map[string]float64{
 		"perf::cycles/execution/$$": 1000, "perf::cycles/execution/1": 8,
 		"perf::l1-cache-miss/execution/$$": 70, "perf::l1-cache-miss/execution/1": 7,

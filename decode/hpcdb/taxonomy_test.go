@@ -14,9 +14,10 @@ func inputName(in hpcdb.TaxInput) string {
 	return in.Metric + "/" + in.Scope + "/" + in.Formula + "/" + in.Combine
 }
 
-// METRICS.yaml.ex, HPCToolkit's specification of the format, parses; its
-// derived formulas read back infix.
-func TestTaxonomySpec(t *testing.T) {
+// specTaxonomy is METRICS.yaml.ex of the corpus, HPCToolkit's
+// specification of the format, parsed.
+func specTaxonomy(t *testing.T) []hpcdb.TaxMetric {
+	t.Helper()
 	b, err := os.ReadFile(testdata.Corpus(t, "hpctoolkit-metadb", "hatchet-cpi-v4", "metrics", "METRICS.yaml.ex"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +26,13 @@ func TestTaxonomySpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ms
+}
+
+// METRICS.yaml.ex, HPCToolkit's specification of the format, parses; its
+// derived formulas read back infix.
+func TestTaxonomySpec(t *testing.T) {
+	ms := specTaxonomy(t)
 	var all []string
 	for _, m := range ms {
 		for _, v := range m.Variants {

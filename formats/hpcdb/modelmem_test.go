@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -41,7 +42,7 @@ func TestModelMemoryPerContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := liveHeap()
+			before := testdata.LiveHeap()
 			d, err := openDB(dir, meta)
 			if err != nil {
 				t.Fatal(err)
@@ -51,7 +52,7 @@ func TestModelMemoryPerContext(t *testing.T) {
 			m.summaryIndex(d)
 			d.warmContexts() // what model.get starts in the background: wait for it
 
-			after := liveHeap()
+			after := testdata.LiveHeap()
 			runtime.KeepAlive(d)
 			per := float64(int64(after)-int64(before)) / n
 			t.Logf("%.1f bytes per context (%d visible columns)", per, len(m.visible))
@@ -60,13 +61,4 @@ func TestModelMemoryPerContext(t *testing.T) {
 			}
 		})
 	}
-}
-
-// liveHeap is the heap in use after a full collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }

@@ -311,14 +311,7 @@ func TestDamagedV3Streams(t *testing.T) {
 	procs := []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
 		{TID: 1, Events: good, JSON: js}, {TID: 2, Events: good, JSON: js}, {TID: 3, Events: good, JSON: js}, {TID: 4, Events: good, JSON: js},
 	}}}
-	dir, err := gen.Write(t.TempDir(), procs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t2 := filepath.Join(dir, "loom.n/proc.1/thread.2/stream.obs")
-	data, _ := os.ReadFile(t2)
-	last := len(gen.AppendEvent(nil, good[len(good)-1]))
-	os.WriteFile(t2, data[:len(data)-last+3], 0o644)
+	dir, at := writeCut(t, procs, "loom.n/proc.1/thread.2/stream.obs", good[len(good)-1], 3)
 	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.3/stream.obs"), []byte("ovn"), 0o644)
 	os.WriteFile(filepath.Join(dir, "loom.n/proc.1/thread.4/stream.obs"), nil, 0o644)
 	src := open(t, dir)
@@ -334,7 +327,7 @@ func TestDamagedV3Streams(t *testing.T) {
 		t.Fatalf("events.txt has %d events, want %d", n, 2*len(good)-1)
 	}
 	errs := strings.Join(src.Errors.Lines(), "\n")
-	if !strings.Contains(errs, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", len(data)-last)) {
+	if !strings.Contains(errs, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", at)) {
 		t.Errorf("_errors.txt does not place the cut:\n%s", errs)
 	}
 	if !strings.Contains(errs, "loom.n/proc.1/thread.3 at byte 0 (0x0): stream header missing") {

@@ -169,6 +169,27 @@ func synthetic(t *testing.T, header bool) (string, []byte) {
 	return writeTrace(t, procs, lines)
 }
 
+// writeCut writes procs and cuts the stream at rel, whose last event is
+// last, keeping only keep bytes of that event; at is where that event
+// starts.
+func writeCut(t *testing.T, procs []gen.Proc, rel string, last gen.Event, keep int) (dir string, at int) {
+	t.Helper()
+	dir, err := gen.Write(t.TempDir(), procs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, rel)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at = len(data) - len(gen.AppendEvent(nil, last))
+	if err := os.WriteFile(p, data[:at+keep], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, at
+}
+
 // A dumpLine is one line of an expected events.txt with what orders it:
 // its clock, then its stream and index in the stream (key).
 type dumpLine struct {
@@ -222,15 +243,8 @@ func TestBadInput(t *testing.T) {
 		{Loom: "n", PID: 2, Metadata: `{"version": 1, "app_id": `, Streams: []gen.Stream{{TID: 4, Events: good}}},
 		{Loom: "n", PID: 3, Streams: []gen.Stream{{TID: 5, Events: good}}},
 	}
-	dir, err := gen.Write(t.TempDir(), procs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Cut thread 2 in the middle of its last event.
-	t2 := filepath.Join(dir, "loom.n/proc.1/thread.2")
-	data, _ := os.ReadFile(t2)
-	last := len(gen.AppendEvent(nil, good[len(good)-1]))
-	os.WriteFile(t2, data[:len(data)-last+5], 0o644)
+	// Thread 2 cut in the middle of its last event.
+	dir, at := writeCut(t, procs, "loom.n/proc.1/thread.2", good[len(good)-1], 5)
 
 	src := open(t, dir)
 	fsys := src.FS()
@@ -274,7 +288,7 @@ func TestBadInput(t *testing.T) {
 	}
 	errs := strings.Join(src.Errors.Lines(), "\n")
 	for _, want := range []string{
-		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", len(data)-last),
+		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", at),
 		"loom.n/proc.2/metadata.json", "ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
 	} {
 		if !strings.Contains(errs, want) {

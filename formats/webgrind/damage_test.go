@@ -41,11 +41,7 @@ func listFunctions(t *testing.T, fsys fs.FS) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, de := range des {
-		names = append(names, de.Name())
-	}
-	return names
+	return testdata.Names(des)
 }
 
 // TestNamesFixedWhenFirstListed damages files (cut at many offsets, a

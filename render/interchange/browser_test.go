@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"image/png"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,14 +100,7 @@ func TestSpeedscopeImports(t *testing.T) {
 		{hostile, "flame/ir.folded"},
 	}
 	for i, v := range views {
-		src := open(t, v.source)
-		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			src.Options.WindowLimit = 8000
-		}
-		b, err := fs.ReadFile(src.FS(), v.file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readView(t, v.source, v.file)
 		name := "view" + strconv.Itoa(i) + "-" + filepath.Base(v.file)
 		script := filepath.Join(tmp, name+".js")
 		js := "window.alert = function (m) { document.title = 'IMPORT ERROR: ' + m };\n" +
@@ -129,6 +121,17 @@ func TestSpeedscopeImports(t *testing.T) {
 	}
 }
 
+// readView reads file of the source at path; a trace window of a trace
+// split at a small limit (8000 bytes), so that one exists.
+func readView(t *testing.T, path, file string) []byte {
+	t.Helper()
+	src := open(t, path)
+	if strings.HasPrefix(file, "trace/window-") {
+		src.Options.WindowLimit = 8000
+	}
+	return testdata.ReadFS(t, src.FS(), file)
+}
+
 // TestFlameGraphSVGRenders shows the flame graph of each format in one
 // headless chromium page (one picture per 300 px band) and looks for the
 // flame colours in each band of the screenshot.
@@ -144,14 +147,7 @@ func TestFlameGraphSVGRenders(t *testing.T) {
 	tmp := t.TempDir()
 	page := "<!DOCTYPE html><html><body style=\"margin:0\">\n"
 	for i, v := range views {
-		src := open(t, v.source)
-		if strings.HasPrefix(v.file, "trace/window-") { // the trace is split at a small limit
-			src.Options.WindowLimit = 8000
-		}
-		b, err := fs.ReadFile(src.FS(), v.file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readView(t, v.source, v.file)
 		name := "g" + strconv.Itoa(i) + ".svg"
 		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
 			t.Fatal(err)

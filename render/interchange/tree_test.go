@@ -12,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 // bigTree is a tree of n nodes shaped like an hpcrun CCT: every node its
@@ -39,25 +40,17 @@ func synthTree(n int, r *rand.Rand, pick func(nodes []int32) ([]int32, int32)) *
 	return t
 }
 
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // TestTreeBytesPerNode pins the memory of a tree: live heap per node
 // while building (merge indexes included) and after Done, for a CCT whose
 // frames are all distinct (the hpcrun case: ~27 bytes of name each).
 // Before the flat layout it was ~400 bytes per node while building.
 func TestTreeBytesPerNode(t *testing.T) {
 	const n = 200_000
-	before := liveHeap()
+	before := testdata.LiveHeap()
 	tr := bigTree(n)
-	built := liveHeap()
+	built := testdata.LiveHeap()
 	tr.Done()
-	done := liveHeap()
+	done := testdata.LiveHeap()
 	perBuild := float64(built-before) / n
 	perDone := float64(done-before) / n
 	t.Logf("bytes per node: %.0f while building, %.0f after Done", perBuild, perDone)
