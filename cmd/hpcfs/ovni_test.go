@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/hpcfs/hpcfs/testdata"
 	"github.com/hpcfs/hpcfs/testdata/lotest"
@@ -91,4 +92,67 @@ func TestOvniLibreOffice(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(mnt, "loom.*/proc.*/thread.*/events.csv"))
 	files = append(files, filepath.Join(mnt, "streams.csv"), filepath.Join(mnt, "cpus.csv"))
 	lotest.Check(t, files)
+}
+
+// TestOvni1xMounted mounts a trace written by libovni 1.14 (spec v3) with
+// the hpcfs binary and uses it as a user would: ls, cat, grep and awk,
+// checked against the oracle ovnidump -x output of the same release.
+func TestOvni1xMounted(t *testing.T) {
+	dir := testdata.Corpus(t, "ovni-1x", "v3-1.14.0-shapes-ranks")
+	want, err := os.ReadFile(filepath.Join(dir, "ovnidump-x.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "ovni")
+	if got := runCLI(t, "cat", src, "events.txt"); !bytes.Equal(got, want) {
+		t.Fatal("hpcfs cat events.txt differs from ovnidump-x.txt")
+	}
+	if info := string(runCLI(t, "info", src)); !strings.Contains(info, "ovni 1.11+ (spec v3)") {
+		t.Fatalf("hpcfs info does not name the release family:\n%s", info)
+	}
+	mnt := mountCLI(t, src)
+	got, err := os.ReadFile(filepath.Join(mnt, "events.txt"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("mounted events.txt differs from ovnidump-x.txt: %v", err)
+	}
+	ls, err := exec.Command("ls", filepath.Join(mnt, "loom.nodeB/proc.8893/thread.8893")).Output()
+	if err != nil || string(ls) != "events.csv\nevents.parquet\nevents.txt\nheader.txt\nstream.json\n" {
+		t.Fatalf("ls of a thread directory: %q %v", ls, err)
+	}
+	grep, _ := exec.Command("grep", "-c", "  OHx  ", filepath.Join(mnt, "events.txt")).Output()
+	if strings.TrimSpace(string(grep)) != strconv.Itoa(bytes.Count(want, []byte("  OHx  "))) {
+		t.Fatalf("grep -c OHx: %s", grep)
+	}
+	// awk over the event name column: one "ovni thread execute" per stream.
+	csvs, _ := filepath.Glob(filepath.Join(mnt, "loom.*/proc.*/thread.*/events.csv"))
+	args := append([]string{"-F,", `FNR>1 && $10 == "ovni thread execute" {n++} END {print n}`}, csvs...)
+	awk, err := exec.Command("awk", args...).Output()
+	if err != nil || strings.TrimSpace(string(awk)) != strconv.Itoa(len(csvs)) || len(csvs) != 9 {
+		t.Fatalf("awk over %d events.csv: %q %v", len(csvs), awk, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(mnt, "_errors.txt")); err != nil || len(b) != 0 {
+		t.Fatalf("_errors.txt = %q, %v", b, err)
+	}
+	if err := fstest.TestFS(os.DirFS(mnt), "events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw",
+		"loom.nodeA/proc.8891/thread.8891/header.txt", "loom.nodeA/proc.8891/thread.8891/stream.json"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOvni1xOlderReleasesCat checks the views of the traces of 1.4.1
+// (plain ovnidump lines with deltas) and 1.10.0 (-x lines, .obs paths).
+func TestOvni1xOlderReleasesCat(t *testing.T) {
+	for _, c := range []struct{ name, oracle string }{
+		{"v1-1.4.1-shapes-threads", "ovnidump-1.4.1.txt"},
+		{"v2-1.10.0-shapes-threads", "ovnidump-1.10.0-x.txt"},
+	} {
+		dir := testdata.Corpus(t, "ovni-1x", c.name)
+		want, err := os.ReadFile(filepath.Join(dir, c.oracle))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runCLI(t, "cat", filepath.Join(dir, "ovni"), "events.txt"); !bytes.Equal(got, want) {
+			t.Errorf("%s: hpcfs cat events.txt differs from %s", c.name, c.oracle)
+		}
+	}
 }
