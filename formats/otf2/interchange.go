@@ -46,11 +46,36 @@ func (t *trace) tree() (*interchange.Tree, error) {
 
 // chromeTrace is the trace.json adapter: a track per location (pid its
 // location group, tid its id), regions as complete events, messages as
-// instant events; times from the global offset.
+// instant events joined by flow arrows (the matched messages of
+// messages.csv); times from the global offset.
 type chromeTrace struct {
 	t      *trace
 	once   sync.Once
 	tracks []interchange.Track
+
+	flowOnce sync.Once
+	flows    map[eventAt]uint64 // matched sends and receives -> flow id
+}
+
+// eventAt is an event by its location index and offset in its file.
+type eventAt struct {
+	loc int
+	off int64
+}
+
+// flowIDs maps the send and the receive of every matched message to its
+// flow id: its row in messages.csv (from 1).
+func (c *chromeTrace) flowIDs() map[eventAt]uint64 {
+	c.flowOnce.Do(func() {
+		c.flows = map[eventAt]uint64{}
+		for i, m := range c.t.profile().messages {
+			if m.hasSend && m.hasRecv {
+				c.flows[eventAt{m.sendLoc, m.sendOff}] = uint64(i) + 1
+				c.flows[eventAt{m.recvLoc, m.recvOff}] = uint64(i) + 1
+			}
+		}
+	})
+	return c.flows
 }
 
 func (c *chromeTrace) Tracks() []interchange.Track {
@@ -85,7 +110,7 @@ func (c *chromeTrace) Events(i int, pos interchange.Pos) (interchange.Events, er
 	if err != nil {
 		return nil, err
 	}
-	e := &chromeEvents{t: c.t, r: c.t.ar.NewEventReaderAt(f, size, c.t.ar.Locations[i]), stop: 1<<63 - 1}
+	e := &chromeEvents{t: c.t, r: c.t.ar.NewEventReaderAt(f, size, c.t.ar.Locations[i]), stop: 1<<63 - 1, loc: i, flows: c.flowIDs()}
 	if pos.At > 0 || len(pos.Aux) > 0 {
 		a := pos.Aux
 		if len(a) < 3 || (len(a)-3)%2 != 0 || (len(a)-3)/2 > maxOpen {
@@ -108,6 +133,8 @@ type openRegion struct{ region, enter uint64 }
 // (region, enter time).
 type chromeEvents struct {
 	t     *trace
+	loc   int
+	flows map[eventAt]uint64
 	r     *otf2.EventReader
 	ev    otf2.Event
 	stack []openRegion
@@ -141,6 +168,9 @@ func (e *chromeEvents) Next(emit func(*interchange.Event)) error {
 	if !e.r.Next(&e.ev) {
 		err := e.r.Err()
 		if err == nil && len(e.stack) == 0 {
+			// State says so: a reader resumed at the end of the file
+			// would read its padding.
+			e.ended = true
 			return io.EOF
 		}
 		note := "open at the end of the location"
@@ -240,5 +270,12 @@ func (e *chromeEvents) instant(ev *otf2.Event, note string, emit func(*interchan
 	}
 	e.args = a
 	e.out = interchange.Event{Name: name, Cat: "mpi", TS: e.t.clock.rel(ev.Time), Instant: true, Args: a}
+	if id := e.flows[eventAt{e.loc, ev.Off}]; id != 0 {
+		if name == "MpiRecv" || name == "MpiIrecv" {
+			e.out.FlowIn = id
+		} else {
+			e.out.FlowOut = id
+		}
+	}
 	emit(&e.out)
 }

@@ -219,7 +219,10 @@ Files
 	b.WriteString(interchange.TraceReadme())
 	b.WriteString(`  In trace.json a location is a thread (pid: its location group): its regions are
   complete events from ENTER to LEAVE, MPI sends and receives are instant events with
-  the peer rank, communicator, tag and bytes (messages.csv pairs them).
+  the peer rank, communicator, tag and bytes. Each matched message of messages.csv is a
+  flow arrow (id: its row in messages.csv) from the slice around its send to the slice
+  around its receive; in trace.pftrace the send's instant has the flow id (flow_ids)
+  and the receive's ends it (terminating_flow_ids).
 `)
 	return []byte(b.String()), nil
 }

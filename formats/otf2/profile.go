@@ -46,6 +46,7 @@ type message struct {
 	sender, receiver   uint64 // ranks in comm
 	sendLoc, recvLoc   int    // location indexes, -1 when unknown
 	sendTime, recvTime uint64
+	sendOff, recvOff   int64 // the events' offsets in their location's file
 	hasSend, hasRecv   bool
 }
 
@@ -138,10 +139,10 @@ func (t *trace) scan() *profile {
 				}
 			case "MpiSend", "MpiIsend":
 				sends = append(sends, message{comm: ev.Vals[1], receiver: ev.Vals[0], tag: ev.Vals[2], bytes: ev.Vals[3],
-					sendLoc: li, recvLoc: t.rankLocation(ev.Vals[1], ev.Vals[0], li), sendTime: ev.Time, hasSend: true})
+					sendLoc: li, recvLoc: t.rankLocation(ev.Vals[1], ev.Vals[0], li), sendTime: ev.Time, sendOff: ev.Off, hasSend: true})
 			case "MpiRecv", "MpiIrecv":
 				recvs = append(recvs, message{comm: ev.Vals[1], sender: ev.Vals[0], tag: ev.Vals[2], bytes: ev.Vals[3],
-					recvLoc: li, sendLoc: t.rankLocation(ev.Vals[1], ev.Vals[0], li), recvTime: ev.Time, hasRecv: true})
+					recvLoc: li, sendLoc: t.rankLocation(ev.Vals[1], ev.Vals[0], li), recvTime: ev.Time, recvOff: ev.Off, hasRecv: true})
 			case "MpiCollectiveBegin":
 				collBegin, inColl = ev.Time, true
 			case "MpiCollectiveEnd":
@@ -217,7 +218,7 @@ func matchMessages(sends, recvs []message) []message {
 			s := sends[q[0]]
 			queue[k] = q[1:]
 			matched[q[0]] = true
-			s.sender, s.recvTime, s.hasRecv = r.sender, r.recvTime, true
+			s.sender, s.recvTime, s.recvOff, s.hasRecv = r.sender, r.recvTime, r.recvOff, true
 			out = append(out, s)
 			continue
 		}

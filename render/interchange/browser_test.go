@@ -98,6 +98,7 @@ func TestSpeedscopeImports(t *testing.T) {
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "profile.pb.gz"},
 		{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), "trace.json"},
 		{hostile, "flame/ir.folded"},
+		{testdata.Corpus(t, "otf2", "gen-mpi-rma"), "trace.json"}, // message flows (ph s/f), which speedscope skips
 	}
 	for i, v := range views {
 		b := readView(t, v.source, v.file)

@@ -1,6 +1,7 @@
 package interchange
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 )
@@ -15,7 +16,9 @@ import (
 //   - per track, in trace.json's order, a TYPE_SLICE_BEGIN and a
 //     TYPE_SLICE_END TrackEvent per X event and a TYPE_INSTANT per
 //     instant event, with its name, category and arguments (a debug
-//     annotation "args" holding the JSON object).
+//     annotation "args" holding the JSON object), and the flows it starts
+//     (flow_ids) or ends (terminating_flow_ids) on the begin or instant
+//     event.
 //
 // Names are inline strings (no interning), so that any packet can be
 // written from a checkpoint without the state of the ones before it, and
@@ -37,6 +40,8 @@ const (
 	pfEvCategory  = 22 // TrackEvent.categories
 	pfEvName      = 23 // TrackEvent.name
 	pfEvDebug     = 4  // TrackEvent.debug_annotations
+	pfEvFlows     = 47 // TrackEvent.flow_ids (repeated fixed64)
+	pfEvFlowsEnd  = 48 // TrackEvent.terminating_flow_ids (repeated fixed64)
 	pfDebugName   = 10 // DebugAnnotation.name
 	pfDebugJSON   = 9  // DebugAnnotation.legacy_json_value
 	pfTrackUUID   = 1  // TrackDescriptor.uuid
@@ -62,8 +67,9 @@ const (
 
 // Protobuf wire types.
 const (
-	wireVarint = 0
-	wireBytes  = 2
+	wireVarint  = 0
+	wireFixed64 = 1
+	wireBytes   = 2
 )
 
 func pbTag(dst []byte, field, wire int) []byte {
@@ -85,6 +91,10 @@ func pbUint(dst []byte, field int, v uint64) []byte {
 // pbInt writes an int32/int64 field: two's complement, ten bytes when
 // negative.
 func pbInt(dst []byte, field int, v int64) []byte { return pbUint(dst, field, uint64(v)) }
+
+func pbFixed64(dst []byte, field int, v uint64) []byte {
+	return binary.LittleEndian.AppendUint64(pbTag(dst, field, wireFixed64), v)
+}
 
 func pbString(dst []byte, field int, s string) []byte {
 	return append(pbVarint(pbTag(dst, field, wireBytes), uint64(len(s))), s...)
@@ -184,6 +194,12 @@ func (w *pfWriter) appendPacket(dst []byte, i int, e *Event, typ uint64, ts int6
 			ev = pbTag(ev, pfDebugJSON, wireBytes)
 			ev = pbVarint(ev, uint64(n))
 			ev = append(append(append(ev, '{'), e.Args...), '}')
+		}
+		if e.FlowOut != 0 {
+			ev = pbFixed64(ev, pfEvFlows, e.FlowOut)
+		}
+		if e.FlowIn != 0 {
+			ev = pbFixed64(ev, pfEvFlowsEnd, e.FlowIn)
 		}
 	}
 	w.event = ev

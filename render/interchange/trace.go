@@ -24,6 +24,14 @@ type Event struct {
 	TS, Dur   int64
 	Instant   bool
 	Args      []byte // a JSON object's members without braces, empty for none (may be the adapter's buffer: valid during emit)
+	// FlowOut and FlowIn, when not 0, make the event an end of a flow
+	// arrow (a message from one track to another): FlowOut starts flow
+	// FlowOut at TS, FlowIn ends flow FlowIn there; the two ends of a
+	// flow carry the same id, unique in the trace. trace.json adds a flow
+	// event (ph "s", or "f" with bp "e") bound to the slice enclosing TS
+	// on the event's track; trace.pftrace gives the event's TrackEvent
+	// flow_ids or terminating_flow_ids.
+	FlowOut, FlowIn uint64
 }
 
 // End is when the event ends: TS+Dur, TS for an instant event.
@@ -312,7 +320,30 @@ func appendEvent(dst []byte, t *Track, e *Event) []byte {
 		dst = append(dst, e.Args...)
 		dst = append(dst, '}')
 	}
-	return append(dst, "},\n"...)
+	dst = append(dst, "},\n"...)
+	if e.FlowOut != 0 {
+		dst = appendFlow(dst, t, `{"ph":"s","id":`, e.FlowOut, e.TS)
+	}
+	if e.FlowIn != 0 {
+		dst = appendFlow(dst, t, `{"ph":"f","bp":"e","id":`, e.FlowIn, e.TS)
+	}
+	return dst
+}
+
+// appendFlow writes one end of flow id at ts on track t: its start (head
+// ph "s") or its end (ph "f"), each bound to the slice enclosing ts.
+// Both ends are named "message", category "flow" (a flow is known by its
+// category, name and id).
+func appendFlow(dst []byte, t *Track, head string, id uint64, ts int64) []byte {
+	dst = append(dst, head...)
+	dst = strconv.AppendUint(dst, id, 10)
+	dst = append(dst, `,"pid":`...)
+	dst = strconv.AppendInt(dst, t.Pid, 10)
+	dst = append(dst, `,"tid":`...)
+	dst = strconv.AppendInt(dst, t.Tid, 10)
+	dst = append(dst, `,"ts":`...)
+	dst = AppendMicros(dst, ts)
+	return append(dst, `,"name":"message","cat":"flow"},`+"\n"...)
 }
 
 // AppendMicros writes ns nanoseconds as microseconds with the three
