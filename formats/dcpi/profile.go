@@ -35,10 +35,11 @@ type profile struct {
 	bands    []band
 	planErr  error
 
-	syms      *symbols.Resolver
-	symOnce   sync.Once
-	sym       *symbols.Module // the image's binary, nil when the header names none
-	symReport func(error)
+	syms       *symbols.Resolver
+	symOnce    sync.Once
+	sym        *symbols.Module // the image's binary, nil when the header names none
+	symReport  func(error)
+	symChanged bool // the binary is of another build than the one measured
 }
 
 // openFiles closes the profiles' files with the source.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
@@ -30,7 +31,9 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := gen.New("pdb-0.07", lo).Set("path", b.Path).Set("tsize", strconv.FormatUint(hi-lo, 16))
+			// tsize in decimal (the format's <digit>+), the epoch after the build
+			p := gen.New("pdb-0.07", lo).Set("path", b.Path).Set("tsize", strconv.FormatUint(hi-lo, 10)).
+				Set("epoch", time.Now().UTC().Add(time.Minute).Format("0601021504"))
 			counts := make([]uint32, (hi-lo+3)/4)
 			want := map[string][]addr2line.Frame{}
 			for i, a := range addrs {
@@ -68,6 +71,54 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 			}
 			if errs := string(testdata.ReadFS(t, os.DirFS(mnt), "_errors.txt")); errs != "" {
 				t.Errorf("_errors.txt %q", errs)
+			}
+		})
+	}
+}
+
+// TestBinaryChangedSinceMeasurement: a DCPI profile records no build-id,
+// but its tstart and tsize: a binary whose .text does not fit them is of
+// another build (its names are left out, _errors.txt says so once), and
+// one modified after the header's epoch is named with an _errors.txt
+// line saying it may have been rebuilt.
+func TestBinaryChangedSinceMeasurement(t *testing.T) {
+	b := program.BuildT(t, program.CXX)
+	lo, hi, err := program.Text(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().UTC().Add(time.Minute).Format("0601021504")
+	for _, c := range []struct {
+		name, epoch   string
+		tstart, tsize uint64
+		named         bool
+		want          string
+	}{
+		{"same", future, lo, hi - lo, true, ""},
+		{"text shorter", future, lo, hi - lo - 64, false, "is another build than the one measured"},
+		{"text elsewhere", future, lo + 0x100000, hi - lo, false, "is another build than the one measured"},
+		{"rebuilt after", "9805191724", lo, hi - lo, true, "after the measurement (1998-05-19T17:24:59Z)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := gen.New("pdb-0.07", c.tstart).Set("path", b.Path).Set("tsize", strconv.FormatUint(c.tsize, 10)).Set("epoch", c.epoch)
+			p.Chunks = []gen.Chunk{{Offset: uint32(lo - c.tstart), Counts: []uint32{1, 2, 3, 4}}}
+			if c.tstart > lo {
+				p.Chunks[0].Offset = 0
+			}
+			src, fsys := mount(t, write(t, t.TempDir(), "prof", p.Bytes()))
+			rows := testdata.ReadCSV(t, testdata.ReadFS(t, fsys, "prof/samples.csv"))
+			named := 0
+			for _, r := range rows[1:] {
+				if r[5] != "" {
+					named++
+				}
+			}
+			if c.named != (named > 0) {
+				t.Errorf("%d of %d rows named", named, len(rows)-1)
+			}
+			errs := src.Errors.Lines()
+			if c.want == "" && len(errs) != 0 || c.want != "" && (len(errs) != 1 || !strings.Contains(errs[0], c.want)) {
+				t.Errorf("_errors.txt %q, want one line with %q", errs, c.want)
 			}
 		})
 	}

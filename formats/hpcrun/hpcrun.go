@@ -191,6 +191,7 @@ type mount struct {
 	profiles []*profile // sorted by name
 	syms     *symbols.Resolver
 	symErr   func(error) // reports a module without symbols
+	compared sync.Map    // module paths whose binary was compared with the measurement
 	imb      imbalance   // imbalance.csv's statistics
 }
 

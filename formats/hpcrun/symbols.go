@@ -1,7 +1,10 @@
 package hpcrun
 
 import (
+	"fmt"
+	"os"
 	"sort"
+	"time"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/symbols"
@@ -23,7 +26,27 @@ func (m *mount) frames(e *hpcrun.Epoch, lmID uint16, ip uint64, call bool) []sym
 	if call && ip > 0 {
 		ip--
 	}
-	return m.syms.Module(lm.Name).Frames(ip, m.symErr)
+	mod := m.syms.Module(lm.Name)
+	if _, done := m.compared.LoadOrStore(lm.Name, true); !done {
+		m.compareBinary(mod)
+	}
+	return mod.Frames(ip, m.symErr)
+}
+
+// compareBinary reports, once per module, a binary modified after the
+// measurement (after the newest profile file of the mount was written):
+// hpcrun records no build-id, so a rebuilt binary could name the
+// addresses wrongly. Its names are still given.
+func (m *mount) compareBinary(mod *symbols.Module) {
+	var written time.Time
+	for _, p := range m.profiles {
+		if fi, err := os.Stat(p.path); err == nil && fi.ModTime().After(written) {
+			written = fi.ModTime()
+		}
+	}
+	if _, newer := mod.Compare(symbols.Measured{When: written}); newer != nil {
+		m.symErr(fmt.Errorf("symbols of %s: %v", mod.Recorded, newer))
+	}
 }
 
 // appendFrame appends " function (file:line)" of the innermost frame at

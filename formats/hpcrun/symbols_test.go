@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 
@@ -142,5 +143,62 @@ func symbolsMatchAddr2line(t *testing.T, version string, layout dec.Layout) {
 	folded, err := os.ReadFile(folds[0])
 	if err != nil || !bytes.Contains(folded, []byte("main;")) {
 		t.Errorf("folded stacks without function names:\n%.500s", folded)
+	}
+}
+
+// TestBinaryNewerThanMeasurement: hpcrun records no build-id, so a binary
+// modified after the profile was written is named with one _errors.txt
+// line saying it may have been rebuilt; one modified before is quiet.
+func TestBinaryNewerThanMeasurement(t *testing.T) {
+	c := program.BuildT(t, program.CNoPIE)
+	bin, err := os.ReadFile(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, err := program.Text(c.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs, _, err := addr2line.Known(c.Path, lo, hi, 1)
+	if err != nil || len(addrs) == 0 {
+		t.Fatal(err)
+	}
+	for _, rebuilt := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "prog")
+		if err := os.WriteFile(path, bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		lms := []dec.LoadModule{{ID: 1, Name: path}}
+		p := &gen.Profile{Layout: dec.LayoutC, Version: "03.00", Epochs: []*gen.Epoch{{Granularity: 1,
+			Metrics: gen.Metrics(1, dec.LayoutC), LoadModules: lms, Nodes: gen.CallsAndLeaves(1, addrs[:1])}}}
+		prof := filepath.Join(dir, "m", "prog.hpcrun")
+		os.MkdirAll(filepath.Dir(prof), 0o755)
+		writeFile(t, prof, p)
+		written := time.Now().Add(-time.Hour)
+		if rebuilt {
+			written = time.Now().Add(-2 * time.Hour)
+		}
+		if err := os.Chtimes(prof, written, written); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, time.Now().Add(-90*time.Minute), time.Now().Add(-90*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		src := open(t, prof)
+		cct := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "prog/cct.csv"))
+		fn := -1
+		for i, h := range cct[0] {
+			if h == "function" {
+				fn = i
+			}
+		}
+		if fn < 0 || cct[len(cct)-1][fn] == "" {
+			t.Errorf("rebuilt %v: the leaf is not named: %q", rebuilt, cct[len(cct)-1])
+		}
+		errs := src.Errors.Lines()
+		if rebuilt != (len(errs) == 1 && strings.Contains(errs[0], "after the measurement")) || !rebuilt && len(errs) != 0 {
+			t.Errorf("rebuilt %v: _errors.txt %q", rebuilt, errs)
+		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultBudget is the bytes of lookup tables a Resolver keeps.
@@ -120,9 +121,12 @@ type Module struct {
 	dbg      string   // separate debug file used, "" when none
 	used     []string // guarded by r.mu, as buildErr
 	buildErr error
-	dwarf    bool   // the binary or its debug file has DWARF that is read
-	note     string // why DWARF is not read
-	symtab   bool   // the binary or its debug file has a symbol table
+	dwarf    bool        // the binary or its debug file has DWARF that is read
+	note     string      // why DWARF is not read
+	symtab   bool        // the binary or its debug file has a symbol table
+	text     [2]uint64   // .text address and size; zero when none
+	exec     [][2]uint64 // executable PT_LOAD segments: address, memory size
+	modTime  time.Time
 
 	reportOnce sync.Once
 }
@@ -218,6 +222,49 @@ func (m *Module) Describe() string {
 	return s
 }
 
+// Measured is what a measurement recorded of a binary, to tell whether
+// the binary found now is the one measured when no build-id was recorded
+// (hpcrun, DCPI); a zero field is not compared.
+type Measured struct {
+	When      time.Time // when the measurement was taken or written
+	TextStart uint64    // the text range recorded (DCPI tstart, tsize)
+	TextSize  uint64
+}
+
+// Compare says whether m's binary can be the one measured. changed is
+// set when the recorded text range is not the binary's (not inside an
+// executable segment, or the binary's .text reaches outside it): another
+// build, whose names would be wrong. newer is set when the binary was
+// modified after the measurement: it may have been rebuilt since. Both
+// are nil when the binary is not found or not ELF (Err says why); only
+// the headers are read.
+func (m *Module) Compare(want Measured) (changed, newer error) {
+	file, err := m.File()
+	if err == nil {
+		m.loadOnce.Do(func() { m.elfErr = m.identify(file) })
+		err = m.elfErr
+	}
+	if err != nil {
+		return nil, nil
+	}
+	if want.TextSize > 0 {
+		lo, hi := want.TextStart, want.TextStart+want.TextSize
+		inSegment := false
+		for _, seg := range m.exec {
+			inSegment = inSegment || lo >= seg[0] && hi <= seg[0]+seg[1]
+		}
+		if t := m.text; !inSegment || t[1] > 0 && (t[0] < lo || t[0]+t[1] > hi) {
+			changed = fmt.Errorf("%s is another build than the one measured: its text (%#x, %d bytes) does not fit the recorded %#x, %d bytes",
+				file, t[0], t[1], want.TextStart, want.TextSize)
+		}
+	}
+	if !want.When.IsZero() && m.modTime.After(want.When) {
+		newer = fmt.Errorf("%s was modified (%s) after the measurement (%s): if it was rebuilt, its names may be wrong",
+			file, m.modTime.UTC().Format(time.RFC3339), want.When.UTC().Format(time.RFC3339))
+	}
+	return changed, newer
+}
+
 // Frames is Lookup that, the first time m has no symbols, tells report
 // why (with the recorded path).
 func (m *Module) Frames(addr uint64, report func(error)) []Frame {
@@ -301,6 +348,17 @@ func (m *Module) identify(file string) error {
 		return fmt.Errorf("%s: not an ELF binary: %v", file, err)
 	}
 	defer f.Close()
+	if s := f.Section(".text"); s != nil {
+		m.text = [2]uint64{s.Addr, s.Size}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+			m.exec = append(m.exec, [2]uint64{p.Vaddr, p.Memsz})
+		}
+	}
+	if fi, err := os.Stat(file); err == nil {
+		m.modTime = fi.ModTime()
+	}
 	id := buildID(f)
 	m.key = "build-id:" + id
 	if id == "" {
