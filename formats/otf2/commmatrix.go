@@ -32,11 +32,7 @@ func (t *trace) commMatrixTable() *render.Table {
 		}
 		return render.Counted(int64(len(cells)), func(i int64, r *render.Row) error {
 			c := &cells[i]
-			var comm string
-			if name := t.names.tables["comms"][c.comm]; name != nil {
-				comm = *name
-			}
-			r.Str(comm).Uint(c.sender).Uint(c.receiver).Uint(c.messages).Uint(c.bytes)
+			r.Str(t.names.name("comms", c.comm)).Uint(c.sender).Uint(c.receiver).Uint(c.messages).Uint(c.bytes)
 			return nil
 		})(pos)
 	}}

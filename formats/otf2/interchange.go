@@ -25,10 +25,7 @@ func (t *trace) tree() (*interchange.Tree, error) {
 	ids := make([]int32, len(p.nodes))
 	for i := 1; i < len(p.nodes); i++ {
 		n := &p.nodes[i]
-		f := interchange.Frame{}
-		if s := t.names.tables["regions"][n.region]; s != nil {
-			f.Name = *s
-		}
+		f := interchange.Frame{Name: t.names.name("regions", n.region)}
 		if s, ok := src[n.region]; ok {
 			if file := t.names.str(s[0]); file != nil {
 				f.File = *file
