@@ -39,6 +39,7 @@ type chunkReader struct {
 	chunkSize int64
 	buf       []byte // bytes [lo, lo+len(buf)) of the current chunk
 	lo        int
+	win       int   // bytes the next read takes at least
 	clen      int   // length of the current chunk
 	chunkOff  int64 // file offset of the current chunk
 	pos       int   // read position in the chunk
@@ -98,8 +99,14 @@ func (c *chunkReader) load(off int64) bool {
 	return true
 }
 
-// window is how much of a chunk a reader reads at a time.
-const window = 64 << 10
+// A reader reads a chunk firstWindow bytes at a time, twice as many at
+// each read after that up to window: a cursor that renders a segment of a
+// merged view reads a few KB of each location, one that goes on reads in
+// large blocks.
+const (
+	firstWindow = 4 << 10
+	window      = 64 << 10
+)
 
 // ensure makes bytes [pos, pos+n) of the chunk available in buf; false
 // (with c.err set) when they are past the chunk or cannot be read.
@@ -117,7 +124,8 @@ func (c *chunkReader) fill(n int) bool {
 		c.fail(c.offset(), "record ends inside a field", nil, decode.ErrTruncated)
 		return false
 	}
-	k := min(max(n, window), c.clen-c.pos)
+	c.win = min(max(2*c.win, firstWindow), window)
+	k := min(max(n, c.win), c.clen-c.pos)
 	if cap(c.buf) < k {
 		c.buf = make([]byte, k)
 	}
