@@ -77,6 +77,7 @@ type mergeCursor struct {
 	phase   int
 	printer *eventPrinter
 	scratch []byte // NextLen's rendering of values of unknown length
+	times   render.DecimalPrefix
 }
 
 // locHeap orders the locations with a pending event by the time of the
@@ -272,7 +273,7 @@ func (c *mergeCursor) step(dst []byte, measure bool) ([]byte, int64, error) {
 		if measure {
 			n += c.printer.lineLen(loc, col, &c.pending[i], &c.scratch)
 		} else {
-			dst = c.printer.appendEvent(dst, loc, col, &c.pending[i])
+			dst = c.printer.appendEventTimes(dst, loc, col, &c.pending[i], &c.times)
 		}
 		if c.load(i) {
 			c.h.fixTop(c.pending[i].Time)

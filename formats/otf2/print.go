@@ -61,7 +61,7 @@ type eventPrinter struct {
 	origTime [256]int
 	shape    [256]lineShape
 	// Cached texts of the definitions events name most.
-	strings, metricMembers []string
+	strings, metricMembers, metrics []string
 }
 
 // A lineShape is how the text after an event's timestamp is made.
@@ -85,7 +85,7 @@ type boundSeg struct {
 // newEventPrinter returns the printer of records (events or snapshot
 // records); snap selects otf2-print's snapshot callbacks.
 func newEventPrinter(n *defNames, records []otf2.RecordInfo, snap bool) *eventPrinter {
-	p := &eventPrinter{names: n, strings: n.text["strings"], metricMembers: n.text["metric_members"]}
+	p := &eventPrinter{names: n, strings: n.text["strings"], metricMembers: n.text["metric_members"], metrics: n.text["metrics"]}
 	for _, r := range records {
 		p.label[r.ID] = r.Upper
 		p.origTime[r.ID] = r.FieldIndex("origEventTime")
@@ -146,10 +146,16 @@ func (p *eventPrinter) shownTime(ev *otf2.Event) uint64 {
 // appendEvent appends the line(s) of ev at location loc, whose location
 // column is locCol.
 func (p *eventPrinter) appendEvent(dst []byte, loc uint64, locCol string, ev *otf2.Event) []byte {
+	return p.appendEventTimes(dst, loc, locCol, ev, nil)
+}
+
+// appendEventTimes is appendEvent with the decimal prefix of the times
+// (nil: none), kept by a cursor whose times increase.
+func (p *eventPrinter) appendEventTimes(dst []byte, loc uint64, locCol string, ev *otf2.Event, times *render.DecimalPrefix) []byte {
 	typ := ev.Type()
 	dst = append(dst, p.labelCol[typ]...)
 	dst = append(dst, locCol...)
-	dst = appendTimeColumn(dst, p.shownTime(ev))
+	dst = appendTimeColumn(dst, p.shownTime(ev), times)
 	n := p.names
 	switch p.shape[typ] {
 	case shapeMetric:
@@ -181,6 +187,9 @@ func (p *eventPrinter) appendEvent(dst []byte, loc uint64, locCol string, ev *ot
 func (p *eventPrinter) lineLen(loc uint64, locCol string, ev *otf2.Event, scratch *[]byte) int {
 	typ := ev.Type()
 	n := len(p.labelCol[typ]) + len(locCol) + timeColumnLen(p.shownTime(ev)) + 1
+	if k := p.metricLen(ev); p.shape[typ] == shapeMetric && k >= 0 && len(ev.Attrs) == 0 {
+		return n + k
+	}
 	if p.shape[typ] != shapeSegs {
 		*scratch = p.appendEvent((*scratch)[:0], loc, locCol, ev)
 		return len(*scratch)
@@ -262,7 +271,7 @@ func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
 	n := p.names
 	k := p.origTime[ev.Type()] + 1
 	dst = append(dst, "Metric: "...)
-	dst = n.appendDef(dst, "metrics", ev.Vals[k])
+	dst = n.appendDefIn(dst, p.metrics, "metrics", ev.Vals[k])
 	dst = append(dst, ", "...)
 	dst = appendCount(dst, ev.Vals[k+1], "Value", "s")
 	members, known := n.metrics[ev.Vals[k]]
@@ -278,10 +287,13 @@ func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
 		switch t {
 		case typeInt64:
 			dst = append(dst, "; INT64; "...)
-			dst = strconv.AppendInt(dst, int64(v), 10)
+			if int64(v) < 0 {
+				dst, v = append(dst, '-'), -v
+			}
+			dst = render.AppendUint(dst, v)
 		case typeUint64:
 			dst = append(dst, "; UINT64; "...)
-			dst = strconv.AppendUint(dst, v, 10)
+			dst = render.AppendUint(dst, v)
 		case typeDouble:
 			dst = append(dst, "; DOUBLE; "...)
 			dst = render.AppendC(dst, math.Float64frombits(v), 'g')
@@ -298,6 +310,37 @@ func (p *eventPrinter) appendMetric(dst []byte, ev *otf2.Event) []byte {
 		dst = append(dst, ')')
 	}
 	return dst
+}
+
+// metricLen is the length of appendMetric's text when the metric, its
+// members and the values' types are known and no value is a double, else
+// -1.
+func (p *eventPrinter) metricLen(ev *otf2.Event) int {
+	k := p.origTime[ev.Type()] + 1
+	if k+1 >= len(ev.Vals) || ev.Vals[k] >= uint64(len(p.metrics)) || p.metrics[ev.Vals[k]] == "" {
+		return -1
+	}
+	members := p.names.metrics[ev.Vals[k]]
+	count := ev.Vals[k+1]
+	n := len("Metric: ") + len(p.metrics[ev.Vals[k]]) + len(", ") + render.DecimalLen(count) + len(" Value")
+	if count != 1 {
+		n++
+	}
+	for i, t := range ev.Arr[0] {
+		if i >= len(members) || members[i] >= uint64(len(p.metricMembers)) || p.metricMembers[members[i]] == "" {
+			return -1
+		}
+		n += len(", (") + len(p.metricMembers[members[i]]) + len(")")
+		switch t {
+		case typeInt64:
+			n += len("; INT64; ") + numLen(false, true, ev.Arr[1][i])
+		case typeUint64:
+			n += len("; UINT64; ") + render.DecimalLen(ev.Arr[1][i])
+		default:
+			return -1
+		}
+	}
+	return n
 }
 
 // OTF2_Type values.
@@ -397,14 +440,19 @@ func appendTime(dst []byte, t uint64) []byte {
 // timeWidth is otf2-print's width of the timestamp column.
 const timeWidth = 20
 
-// appendTimeColumn appends the timestamp column and the two spaces after it.
-func appendTimeColumn(dst []byte, t uint64) []byte {
+// appendTimeColumn appends the timestamp column and the two spaces after
+// it, with the decimal prefix times when not nil.
+func appendTimeColumn(dst []byte, t uint64, times *render.DecimalPrefix) []byte {
 	k := len("UNDEFINED")
 	if t != math.MaxUint64 {
 		k = render.DecimalLen(t)
 	}
 	dst = append(dst, spaces[:max(timeWidth-k, 0)]...)
-	dst = appendTime(dst, t)
+	if times != nil && t != math.MaxUint64 {
+		dst = times.AppendUint(dst, t)
+	} else {
+		dst = appendTime(dst, t)
+	}
 	return append(dst, "  "...)
 }
 
