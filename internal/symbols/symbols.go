@@ -3,6 +3,8 @@
 // the chain of inlined calls at the address, in hpcprof's order of
 // sources: DWARF, then the ELF symbol table, then a separate debug file
 // found by build-id (under /usr/lib/debug/.build-id) or .gnu_debuglink.
+// A split-DWARF unit (DWARF 5 skeleton, or DW_AT_GNU_dwo_name) has its
+// subprograms and inlined calls read from its .dwo file.
 //
 // Addresses are link-time addresses (offsets as hpcrun stores them), so
 // a PIE or a shared library needs no load-address correction. A caller's
@@ -442,7 +444,7 @@ func (m *Module) build() (t *table, err error) {
 		}
 		defer dbg.Close()
 	}
-	t, used, err := build(f, dbg, m.r.maxDWARF)
+	t, used, err := build(f, dbg, m.file, m.dbg, m.r.maxDWARF)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.file, err)
 	}

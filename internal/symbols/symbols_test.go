@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,15 +45,39 @@ func oracle(b program.Binary) string {
 // program's .text and compares the frames with addr2line -f -i -C's:
 // names of every frame, files and lines where addr2line knows the line
 // (where it does not, padding between functions, it takes a file name
-// from the symbol table that no line says). A split-DWARF build gives
-// one frame: the function of the symbol table (as addr2line names it in
-// that build) and the line of the line table (as addr2line gives it for
-// the same code built without split DWARF); the inlined calls are in the
-// .dwo, which is not read.
+// from the symbol table that no line says). A split-DWARF build (its
+// functions and inlined calls read from the .dwo the skeleton unit names,
+// its lines from the binary) gives what addr2line gives for the same code
+// built without split DWARF, which is its oracle; without its .dwo it
+// gives one frame: the function of the symbol table (as addr2line names
+// it in that build) and the line of the line table.
 func TestEveryAddressMatchesAddr2line(t *testing.T) {
+	type variant struct {
+		v     program.Variant
+		noDWO bool // a split-DWARF build whose .dwo files are gone
+	}
+	var vs []variant
 	for _, v := range program.Variants {
-		t.Run(string(v), func(t *testing.T) {
+		vs = append(vs, variant{v, false})
+	}
+	vs = append(vs, variant{program.CXXSplit, true})
+	for _, c := range vs {
+		v, splitNoDWO := c.v, c.noDWO
+		name := string(v)
+		if splitNoDWO {
+			name += "-without-dwo"
+		}
+		t.Run(name, func(t *testing.T) {
 			b := compile(t, v)
+			if splitNoDWO {
+				dwos, _ := filepath.Glob(filepath.Join(filepath.Dir(b.Path), "*.dwo"))
+				if len(dwos) == 0 {
+					t.Fatal("the split build left no .dwo file")
+				}
+				for _, f := range dwos {
+					os.Remove(f)
+				}
+			}
 			lo, hi, err := program.Text(oracle(b))
 			if err != nil {
 				t.Fatal(err)
@@ -83,7 +109,7 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 				if len(w) > 1 {
 					inlined++
 				}
-				if v == program.CXXSplit && len(w) > 0 {
+				if v == program.CXXSplit && len(w) > 0 && splitNoDWO {
 					w = []addr2line.Frame{{Function: names[i][0].Function, File: w[0].File, Line: w[0].Line}}
 				}
 				if d := diff(got, w); d != "" {
@@ -97,6 +123,10 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 			}
 			if inlined < len(addrs)/20 {
 				t.Errorf("%d addresses in inlined code: the program does not test inlining", inlined)
+			}
+			if want := "split, with its .dwo files"; v == program.CXXSplit && !splitNoDWO && !strings.Contains(m.Source(), want) ||
+				splitNoDWO && !strings.Contains(m.Source(), "1 of 1 .dwo files missing") {
+				t.Errorf("symbols: %s", m.Source())
 			}
 			t.Logf("%d addresses, %d with inlined frames; symbols: %s", len(addrs), inlined, m.Source())
 		})

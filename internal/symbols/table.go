@@ -5,6 +5,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -162,6 +163,8 @@ func (t *table) enclosing(i int32, addr uint64) int32 {
 type builder struct {
 	t     table
 	index map[string]int32
+
+	splitUnits, splitMissing int // skeleton units whose .dwo was read, was not
 }
 
 func (b *builder) str(s string) int32 {
@@ -206,8 +209,10 @@ func (b *builder) addSymbols(f *elf.File) {
 	}
 }
 
-// addDWARF adds the line tables and the function ranges of d.
-func (b *builder) addDWARF(d *dwarf.Data) error {
+// addDWARF adds the line tables and the function ranges of d, the DWARF
+// of the binary f at path; a skeleton unit's functions come from its
+// .dwo file (a .dwo that is missing or unreadable leaves them out).
+func (b *builder) addDWARF(d *dwarf.Data, f *elf.File, path string) error {
 	r := d.Reader()
 	names := map[dwarf.Offset]int32{}
 	for {
@@ -227,6 +232,17 @@ func (b *builder) addDWARF(d *dwarf.Data) error {
 			files := cuFiles(d, cu)
 			if err := b.addFuncs(d, r, cu, files, names); err != nil {
 				return err
+			}
+		}
+		if dwoName(cu) != "" {
+			if u, err := openSplit(f, path, cu); err == nil {
+				b.splitUnits++
+				sr := u.d.Reader()
+				if _, err := sr.Next(); err == nil && u.cu.Children {
+					b.addFuncs(u.d, sr, u.cu, u.files, map[dwarf.Offset]int32{})
+				}
+			} else {
+				b.splitMissing++
 			}
 		}
 	}
@@ -435,10 +451,10 @@ var errNoSymbols = errors.New("stripped: no DWARF and no symbol table")
 // (dbg, nil when none): DWARF first (of dbg, else of f) unless it is
 // larger than maxDWARF bytes or unreadable, then the symbol table (of f,
 // else of dbg). It says what it used, and why DWARF was left out.
-func build(f, dbg *elf.File, maxDWARF int64) (*table, []string, error) {
+func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []string, error) {
 	var b builder
 	var used []string
-	for _, x := range []*elf.File{dbg, f} {
+	for i, x := range []*elf.File{dbg, f} {
 		if x == nil || !hasDWARF(x) {
 			continue
 		}
@@ -447,16 +463,21 @@ func build(f, dbg *elf.File, maxDWARF int64) (*table, []string, error) {
 		}
 		d, err := x.DWARF()
 		if err == nil {
-			err = b.addDWARF(d)
+			err = b.addDWARF(d, x, []string{dbgPath, path}[i])
 		}
 		if err != nil {
 			b = builder{}
 			used = append(used, "no DWARF ("+err.Error()+")")
 			break
 		}
-		if x == dbg {
+		switch {
+		case x == dbg:
 			used = append(used, "DWARF (debug file)")
-		} else {
+		case b.splitMissing > 0:
+			used = append(used, fmt.Sprintf("DWARF (split: %d of %d .dwo files missing, no inlined calls there)", b.splitMissing, b.splitMissing+b.splitUnits))
+		case b.splitUnits > 0:
+			used = append(used, "DWARF (split, with its .dwo files)")
+		default:
 			used = append(used, "DWARF")
 		}
 		break
