@@ -1,6 +1,7 @@
 // Package testdata locates test inputs: the corpus of real files (see
-// CorpusDir) and this directory; ReadFS, ReadCSV and TraceNanos read the
-// views of a tree in tests, ReadViews as the kernel does (benchmarks).
+// CorpusDir) and this directory. Open opens a source for a test; ReadFS,
+// ReadCSV and TraceNanos read the views of a tree, ReadViews as the
+// kernel does (benchmarks); SameRows compares CSV rows with an oracle's.
 // Generators of synthetic inputs live in testdata/gen/<format>.
 package testdata
 
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -177,4 +179,18 @@ func Names(entries []fs.DirEntry) []string {
 		names[i] = e.Name()
 	}
 	return names
+}
+
+// SameRows compares the rows of a CSV view (what names it) with the
+// oracle's, row by row.
+func SameRows(t testing.TB, what string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d rows, oracle %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("%s row %d:\n got %q\nwant %q", what, i, got[i], want[i])
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,18 +80,6 @@ func webgrindKinds(t *testing.T, dir string) map[string]string {
 	return kinds
 }
 
-func sameRecords(t *testing.T, what string, got, want [][]string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d records, oracle %d", what, len(got), len(want))
-	}
-	for i := range want {
-		if !slices.Equal(got[i], want[i]) {
-			t.Errorf("%s record %d:\n got %q\nwant %q", what, i, got[i], want[i])
-		}
-	}
-}
-
 func TestWebgrindCorpusThroughMountAndCat(t *testing.T) {
 	for _, c := range []string{"xdebug-app-v7", "xdebug2-app-v6", "valgrind-calls-v7"} {
 		t.Run(c, func(t *testing.T) {
@@ -101,8 +88,8 @@ func TestWebgrindCorpusThroughMountAndCat(t *testing.T) {
 			src := filepath.Join(dir, "callgrind.out.webgrind")
 			catF := runCLI(t, "cat", src, "functions.csv")
 			catC := runCLI(t, "cat", src, "calls.csv")
-			sameRecords(t, "hpcfs cat functions.csv", testdata.ReadCSV(t, catF), wantF)
-			sameRecords(t, "hpcfs cat calls.csv", testdata.ReadCSV(t, catC), wantC)
+			testdata.SameRows(t, "hpcfs cat functions.csv", testdata.ReadCSV(t, catF), wantF)
+			testdata.SameRows(t, "hpcfs cat calls.csv", testdata.ReadCSV(t, catC), wantC)
 
 			mnt := mountCLI(t, src)
 			for name, want := range map[string][]byte{"functions.csv": catF, "calls.csv": catC} {

@@ -18,6 +18,23 @@ func gzipped(b []byte) []byte {
 	return z.Bytes()
 }
 
+// fuzzFile checks that b, read as a damaged index entry, decodes to a
+// state that round-trips, and returns b decoded as a profile, nil if it
+// does not decode.
+func fuzzFile(t *testing.T, b []byte) *callgrind.File {
+	if st, _, err := callgrind.DecodeState(b); err == nil {
+		enc, _ := st.AppendBinary(nil)
+		if back, _, err := callgrind.DecodeState(enc); err != nil || back != st {
+			t.Fatalf("state %v does not round-trip: %v %v", st, back, err)
+		}
+	}
+	file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil
+	}
+	return file
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, c := range []gen.Config{
 		{Seed: 1, Functions: 3, Records: 20},
@@ -32,14 +49,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("events: A B\nfn=(1) x\n1 2 3\ncfn=(1)\ncalls=0 1\n* 4\njcnd=1/2 +3\n-1 0x10\n"))
 	f.Add([]byte("\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=x\n1 2\n==== NEW PROFILING FILE ====\ncreator: xdebug\nevents: A\nfn=y\n1 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if st, _, err := callgrind.DecodeState(b); err == nil { // a damaged index entry
-			enc, _ := st.AppendBinary(nil)
-			if back, _, err := callgrind.DecodeState(enc); err != nil || back != st {
-				t.Fatalf("state %v does not round-trip: %v %v", st, back, err)
-			}
-		}
-		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
+		file := fuzzFile(t, b)
+		if file == nil {
 			return
 		}
 		for _, s := range file.Sections() {
@@ -90,14 +101,8 @@ func FuzzAnnotate(f *testing.F) {
 	f.Add([]byte(oddProfile))
 	f.Add([]byte("desc: a\ncmd: x\nevents: A B\nfl=f\nfn=g\n1 2 -3\nsummary: 2 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if st, _, err := callgrind.DecodeState(b); err == nil { // a damaged index entry
-			enc, _ := st.AppendBinary(nil)
-			if back, _, err := callgrind.DecodeState(enc); err != nil || back != st {
-				t.Fatalf("state %v does not round-trip: %v %v", st, back, err)
-			}
-		}
-		file, err := callgrind.NewFile(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
+		file := fuzzFile(t, b)
+		if file == nil {
 			return
 		}
 		for _, inclusive := range []bool{false, true} {

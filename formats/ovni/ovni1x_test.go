@@ -264,13 +264,7 @@ func TestMountedCorpus1x(t *testing.T) {
 	c := corpus1x[2]
 	dir := testdata.Corpus(t, "ovni-1x", c.name)
 	want := ovnidump.Read(t, filepath.Join(dir, c.oracle))
-	src := open(t, filepath.Join(dir, "ovni"))
-	mnt := fsnodetest.Mount(t, src.FS())
-	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
-	threads := threadViews(t, src.FS())
-	if err := fstest.TestFS(os.DirFS(mnt), append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw"}, threads...)...); err != nil {
-		t.Fatal(err)
-	}
+	checkMounted(t, filepath.Join(dir, "ovni"), want)
 }
 
 func TestEventNames(t *testing.T) {

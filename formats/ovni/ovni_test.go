@@ -316,13 +316,20 @@ func TestMountedCorpus(t *testing.T) {
 		t.Run(c, func(t *testing.T) {
 			dir := testdata.Corpus(t, "ovni", c)
 			want, _ := os.ReadFile(filepath.Join(dir, "ovnidump.txt"))
-			src := open(t, filepath.Join(dir, "ovni"))
-			mnt := fsnodetest.Mount(t, src.FS())
-			fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
-			threads := threadViews(t, src.FS())
-			if err := fstest.TestFS(os.DirFS(mnt), append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw"}, threads...)...); err != nil {
-				t.Fatal(err)
-			}
+			checkMounted(t, filepath.Join(dir, "ovni"), want)
 		})
+	}
+}
+
+// checkMounted mounts the trace at dir: events.txt reads as want with
+// the tools people use, and the tree passes fstest.TestFS.
+func checkMounted(t *testing.T, dir string, want []byte) {
+	t.Helper()
+	src := open(t, dir)
+	mnt := fsnodetest.Mount(t, src.FS())
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "events.txt"), want)
+	threads := threadViews(t, src.FS())
+	if err := fstest.TestFS(os.DirFS(mnt), append([]string{"events.txt", "streams.csv", "cpus.csv", "README.txt", "_errors.txt", "raw"}, threads...)...); err != nil {
+		t.Fatal(err)
 	}
 }

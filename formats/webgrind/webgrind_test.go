@@ -37,20 +37,8 @@ func checkOracle(t testing.TB, o wgoracle.Oracle, functionsCSV, callsCSV []byte)
 	t.Helper()
 	wantF, wantC := OracleRows(o.Version, o.Functions)
 	gotF, gotC := testdata.ReadCSV(t, functionsCSV), testdata.ReadCSV(t, callsCSV)
-	compareRows(t, "functions.csv", gotF, wantF)
-	compareRows(t, "calls.csv", gotC, wantC)
-}
-
-func compareRows(t testing.TB, what string, got, want [][]string) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d rows, oracle %d", what, len(got), len(want))
-	}
-	for i := range want {
-		if !slices.Equal(got[i], want[i]) {
-			t.Errorf("%s row %d:\n got %q\nwant %q", what, i, got[i], want[i])
-		}
-	}
+	testdata.SameRows(t, "functions.csv", gotF, wantF)
+	testdata.SameRows(t, "calls.csv", gotC, wantC)
 }
 
 // The header rows of functions.csv and calls.csv, as the README gives them.
@@ -279,14 +267,14 @@ func TestVersionsAgree(t *testing.T) {
 					t.Fatalf("v%d has a line: %q", v, r)
 				}
 			}
-			compareRows(t, "functions.csv v"+strconv.Itoa(v), dropColumn(fv, 3), noLine)
+			testdata.SameRows(t, "functions.csv v"+strconv.Itoa(v), dropColumn(fv, 3), noLine)
 		}
 	})
 	t.Run("calls.csv", func(t *testing.T) {
 		for _, v := range []int{4, 6} {
-			compareRows(t, "calls.csv v"+strconv.Itoa(v), testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], "calls.csv")), c7)
+			testdata.SameRows(t, "calls.csv v"+strconv.Itoa(v), testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], "calls.csv")), c7)
 		}
-		compareRows(t, "calls.csv v5 (derived, sorted)", sortedRows(testdata.ReadCSV(t, testdata.ReadFS(t, trees[5], "calls.csv"))), sortedRows(c7))
+		testdata.SameRows(t, "calls.csv v5 (derived, sorted)", sortedRows(testdata.ReadCSV(t, testdata.ReadFS(t, trees[5], "calls.csv"))), sortedRows(c7))
 	})
 	t.Run("callers and callees", func(t *testing.T) {
 		for nr := 0; nr < len(sums); nr++ {
@@ -299,9 +287,9 @@ func TestVersionsAgree(t *testing.T) {
 				}
 				got := testdata.ReadCSV(t, testdata.ReadFS(t, trees[v], d+"/callees.csv"))
 				if v == 5 {
-					compareRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
+					testdata.SameRows(t, "v5 callees", sortedRows(got), sortedRows(callees))
 				} else {
-					compareRows(t, "callees", got, callees)
+					testdata.SameRows(t, "callees", got, callees)
 				}
 			}
 		}
