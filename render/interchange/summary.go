@@ -28,6 +28,7 @@ type summary struct {
 
 	binOnce sync.Once
 	bins    []binRow
+	names   [][2]string // name and category of each binRow.region
 	binErr  error
 }
 
@@ -41,15 +42,16 @@ type regionRow struct {
 	count, inc, exc int64
 }
 
-type binKey struct {
-	bin       int
-	name, cat string
+// A binRow is one cell of time-profile.csv: 16 bytes, the region by its
+// index in summary.names (a trace has few distinct regions and a hundred
+// bins of each).
+type binRow struct {
+	bin, region int32
+	exc         int64
 }
 
-type binRow struct {
-	binKey
-	exc int64
-}
+// cellKey is a bin and a region in one map key.
+func cellKey(bin int, region int32) uint64 { return uint64(bin)<<32 | uint64(uint32(region)) }
 
 // A span is an emitted complete event not yet claimed by an enclosing one.
 type span struct{ ts, end int64 }
@@ -131,7 +133,7 @@ func binEdge(end int64, k int) int64 {
 
 // addBins adds v times the overlap of [ts, end) with each bin to row's
 // cells of those bins.
-func addBins(cells map[binKey]int64, name, cat string, span, ts, end, v int64) {
+func addBins(cells map[uint64]int64, region int32, span, ts, end, v int64) {
 	if end <= ts {
 		return
 	}
@@ -142,7 +144,7 @@ func addBins(cells map[binKey]int64, name, cat string, span, ts, end, v int64) {
 			hi = end
 		}
 		if hi > lo {
-			cells[binKey{k, name, cat}] += v * (hi - lo)
+			cells[cellKey(k, region)] += v * (hi - lo)
 		}
 		if hi >= end {
 			return
@@ -171,62 +173,108 @@ func (s *summary) binRows() ([]binRow, error) {
 			return
 		}
 		end := s.end
-		cells := map[binKey]int64{}
+		cells := map[uint64]int64{}
+		regions := map[[2]string]int32{}
 		s.binErr = walk(s.tr, func(track int, e *Event, children []span) {
 			if e.Instant {
 				return
 			}
-			addBins(cells, e.Name, e.Cat, end, e.TS, e.End(), 1)
+			r, ok := regions[[2]string{e.Name, e.Cat}]
+			if !ok {
+				r = int32(len(s.names))
+				regions[[2]string{e.Name, e.Cat}] = r
+				s.names = append(s.names, [2]string{e.Name, e.Cat})
+			}
+			addBins(cells, r, end, e.TS, e.End(), 1)
 			for _, c := range children {
-				addBins(cells, e.Name, e.Cat, end, c.ts, c.end, -1)
+				addBins(cells, r, end, c.ts, c.end, -1)
 			}
 		})
 		for k, v := range cells {
 			if v != 0 {
-				s.bins = append(s.bins, binRow{k, v})
+				s.bins = append(s.bins, binRow{int32(k >> 32), int32(uint32(k)), v})
 			}
 		}
 		slices.SortFunc(s.bins, func(a, b binRow) int {
-			return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(a.name, b.name), cmp.Compare(a.cat, b.cat))
+			na, nb := &s.names[a.region], &s.names[b.region]
+			return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(na[0], nb[0]), cmp.Compare(na[1], nb[1]))
 		})
 	})
 	return s.bins, s.binErr
 }
 
-func (s *summary) regionsCSV() ([]byte, error) {
-	rows, err := s.regionRows()
-	if err != nil && !render.IsDataError(err) {
-		return nil, err
-	}
-	tracks := s.tr.Tracks()
-	b := []byte("pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc\n")
-	for _, r := range rows {
-		t := &tracks[r.track]
-		b = render.AppendCSVRow(b, strconv.FormatInt(t.Pid, 10), strconv.FormatInt(t.Tid, 10), t.Thread, r.name, r.cat,
-			strconv.FormatInt(r.count, 10), strconv.FormatInt(r.inc, 10), strconv.FormatInt(r.exc, 10))
-	}
-	return b, err
+// rowsOf is a CSV view of header and n rows from rows, which plan
+// computes on first use; a data error ends the view after the rows (as
+// the rows hold what came before it), any other error fails it.
+func rowsOf(header string, plan func() (int64, error), row func(dst []byte, i int64) []byte) *render.Rows {
+	return render.NewRows(256, func() []render.Part {
+		n, err := plan()
+		if err != nil && !render.IsDataError(err) {
+			return []render.Part{render.ErrPart(err)}
+		}
+		parts := []render.Part{render.TextPart(header),
+			render.RowPart(n, func(dst []byte, i int64) ([]byte, error) { return row(dst, i), nil })}
+		if err != nil {
+			parts = append(parts, render.ErrPart(err))
+		}
+		return parts
+	})
 }
 
-func (s *summary) timeProfileCSV() ([]byte, error) {
-	rows, err := s.binRows()
-	if err != nil && !render.IsDataError(err) {
-		return nil, err
-	}
-	b := []byte("bin,t_ns,end_t_ns,name,category,duration_ns_exc\n")
-	for _, r := range rows {
-		end := binEdge(s.end, r.bin+1)
-		b = render.AppendCSVRow(b, strconv.Itoa(r.bin), strconv.FormatInt(binEdge(s.end, r.bin), 10), strconv.FormatInt(end, 10),
-			r.name, r.cat, strconv.FormatInt(r.exc, 10))
-	}
-	return b, err
+// regionsCSV is summary/regions.csv.
+func (s *summary) regionsCSV() *render.Rows {
+	return rowsOf("pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc\n", func() (int64, error) {
+		rows, err := s.regionRows()
+		return int64(len(rows)), err
+	}, func(b []byte, i int64) []byte {
+		r := &s.regions[i]
+		t := &s.tr.Tracks()[r.track]
+		b = strconv.AppendInt(b, t.Pid, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, t.Tid, 10)
+		b = append(b, ',')
+		b = render.AppendCSVField(b, t.Thread)
+		b = append(b, ',')
+		b = render.AppendCSVField(b, r.name)
+		b = append(b, ',')
+		b = render.AppendCSVField(b, r.cat)
+		for _, v := range []int64{r.count, r.inc, r.exc} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, v, 10)
+		}
+		return append(b, '\n')
+	})
+}
+
+// timeProfileCSV is summary/time-profile.csv.
+func (s *summary) timeProfileCSV() *render.Rows {
+	return rowsOf("bin,t_ns,end_t_ns,name,category,duration_ns_exc\n", func() (int64, error) {
+		rows, err := s.binRows()
+		return int64(len(rows)), err
+	}, func(b []byte, i int64) []byte {
+		r := &s.bins[i]
+		k := int(r.bin)
+		name := &s.names[r.region]
+		b = strconv.AppendInt(b, int64(k), 10)
+		for _, v := range []int64{binEdge(s.end, k), binEdge(s.end, k+1)} {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, v, 10)
+		}
+		b = append(b, ',')
+		b = render.AppendCSVField(b, name[0])
+		b = append(b, ',')
+		b = render.AppendCSVField(b, name[1])
+		b = append(b, ',')
+		b = strconv.AppendInt(b, r.exc, 10)
+		return append(b, '\n')
+	})
 }
 
 // summaryDir is summary/ of a trace.
 func summaryDir(tr Trace, report func(view string) func(error)) *vfs.Dir {
 	s := &summary{tr: tr}
 	dir := vfs.NewDir()
-	dir.AddFile("regions.csv", render.Bytes(s.regionsCSV, report("summary/regions.csv")))
-	dir.AddFile("time-profile.csv", render.Bytes(s.timeProfileCSV, report("summary/time-profile.csv")))
+	dir.AddFile("regions.csv", render.Stream(s.regionsCSV(), report("summary/regions.csv")))
+	dir.AddFile("time-profile.csv", render.Stream(s.timeProfileCSV(), report("summary/time-profile.csv")))
 	return dir
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/decode"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // listTrace has tracks of given events (in the order of their ends); a
@@ -62,9 +63,10 @@ func TestSummaryNested(t *testing.T) {
 		errs: []error{nil, bad},
 	}
 	s := &summary{tr: tr}
-	got, err := s.regionsCSV()
-	if err != bad {
-		t.Errorf("error %v, want the track's", err)
+	var reported []error
+	got := readAll(t, render.Stream(s.regionsCSV(), func(err error) { reported = append(reported, err) }))
+	if len(reported) != 1 || reported[0] != bad {
+		t.Errorf("errors reported %v, want the track's once", reported)
 	}
 	want := `pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc
 1,0,t0,A,c,1,100,60
@@ -77,7 +79,7 @@ func TestSummaryNested(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("regions.csv:\n%s\nwant:\n%s", got, want)
 	}
-	prof, _ := s.timeProfileCSV()
+	prof := readAll(t, render.Stream(s.timeProfileCSV(), nil))
 	sums := map[string]int64{}
 	lines := strings.Split(strings.TrimSpace(string(prof)), "\n")
 	for _, l := range lines[1:] {
