@@ -64,8 +64,9 @@ const (
 
 // blobCell is the longest cell a string column keeps min/max statistics
 // for: parquet-go writes a page's smallest and largest value whole into
-// the page header and the footer, so an ovni jumbo payload of 3.7 MB of
-// hex was stored three times over and held in memory as often.
+// the page header, the column index and the footer, so an ovni jumbo
+// payload of 3.7 MB of hex was stored three times over and held in
+// memory as often.
 const blobCell = 64 << 10
 
 const magic = "PAR1"
@@ -387,7 +388,7 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 	opts := []parquet.WriterOption{c.schema, parquet.Compression(codec), parquet.CreatedBy("hpcfs", "", "")}
 	for i, k := range p.plan.kinds {
 		if k == Blob {
-			opts = append(opts, parquet.SkipPageStatistics(p.plan.names[i]))
+			opts = append(opts, parquet.SkipPageStatistics(p.plan.names[i]), parquet.SkipPageBounds(p.plan.names[i]))
 		}
 	}
 	w := parquet.NewWriter(&c.enc, opts...)
