@@ -48,13 +48,12 @@ var buildKey = func() string {
 	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
 }()
 
-// IndexKey names the view called view of a source of the given format in
-// the on-disk index (the key of IndexedStream). It identifies the input
-// files by absolute path, size, modification and change time, device and
-// inode, so any change to a file gives a new key and reading it (which
-// moves only the access time) does not. It returns "" (keep no index) when
-// a file cannot be identified.
-func IndexKey(format, view string, files ...string) string {
+// withFiles extends the index key of a view with the identity of more
+// files it depends on (ExtraInputs): their absolute paths, sizes,
+// modification and change times, devices and inodes, so any change to a
+// file gives a new key and reading it (which moves only the access time)
+// does not. It returns "" (keep no index) when a file cannot be identified.
+func withFiles(key string, files ...string) string {
 	h := sha256.New()
 	for _, p := range files {
 		fi, err := os.Stat(p)
@@ -72,10 +71,10 @@ func IndexKey(format, view string, files ...string) string {
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%d\x00", abs, fi.Size(), fi.ModTime().UnixNano(), ctime, dev, ino)
 	}
-	return format + "/" + view + "/" + hex.EncodeToString(h.Sum(nil))
+	return key + "/" + hex.EncodeToString(h.Sum(nil))
 }
 
-// IsStream reports whether v was made by Stream or IndexedStream: a view
+// IsStream reports whether v was made by Stream: a view
 // too big to be rendered whole.
 func IsStream(v View) bool {
 	_, ok := v.(*stream)

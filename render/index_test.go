@@ -1,43 +1,41 @@
-package render_test
+package render
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/hpcfs/hpcfs/render"
 )
 
 // Reading a file (which updates its access time) keeps its key; writing
 // it, or replacing it by another file, changes the key.
-func TestIndexKeyStableAcrossReads(t *testing.T) {
+func TestWithFilesStableAcrossReads(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "input")
 	if err := os.WriteFile(p, []byte("data"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p, old, old) // atime <= mtime: the next read updates atime under relatime
-	k1 := render.IndexKey("fmt", "v.csv", p)
+	k1 := withFiles("fmt/v.csv", p)
 	if k1 == "" {
 		t.Fatal("no key for an existing file")
 	}
-	if render.IndexKey("fmt", "w.csv", p) == k1 || render.IndexKey("other", "v.csv", p) == k1 {
+	if withFiles("fmt/w.csv", p) == k1 || withFiles("other/v.csv", p) == k1 {
 		t.Fatal("views or formats share a key")
 	}
-	if render.IndexKey("fmt", "v.csv", p, p+".missing") != "" {
+	if withFiles("fmt/v.csv", p, p+".missing") != "" {
 		t.Fatal("key for a missing file")
 	}
 	if _, err := os.ReadFile(p); err != nil {
 		t.Fatal(err)
 	}
-	if k2 := render.IndexKey("fmt", "v.csv", p); k2 != k1 {
+	if k2 := withFiles("fmt/v.csv", p); k2 != k1 {
 		t.Fatal("key changed after reading the file")
 	}
 	if err := os.WriteFile(p, []byte("other"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if k3 := render.IndexKey("fmt", "v.csv", p); k3 == k1 {
+	if k3 := withFiles("fmt/v.csv", p); k3 == k1 {
 		t.Fatal("key unchanged after writing the file")
 	}
 }

@@ -102,24 +102,20 @@ type checkpoint struct {
 // the view, once; when nil, the tree's Binding gives it.
 //
 // The view is a Binder: when gen is a StateCodec and the tree binds the
-// view with an index key and directory, a view sized before (by any
-// mount) reads its size and checkpoints back instead of measuring them.
+// view with an index key and directory (the key names the view by its
+// format, its path and the identity of the source's inputs, joined by
+// those of ExtraInputs), a view sized before (by any mount) reads its size
+// and checkpoints back instead of measuring them.
 // Views that ended on a data error are not indexed, so the error is
 // reported again on the next mount.
 func Stream(gen Generator, onDataError func(error)) View {
 	return &stream{gen: gen, onDataError: onDataError}
 }
 
-// IndexedStream is Stream with a key of its own (see IndexKey) that the
-// tree's Binding does not replace.
-func IndexedStream(gen Generator, key string, onDataError func(error)) View {
-	return &stream{gen: gen, onDataError: onDataError, key: key}
-}
-
 type stream struct {
 	gen         Generator
 	onDataError func(error)
-	key         string // on-disk index key; "" for none
+	key         string // on-disk index key, from the Binding; "" for none
 	indexDir    string // from the Binding; "" keeps no index
 
 	mu           sync.Mutex
@@ -142,7 +138,7 @@ func newLayout(size int64, cps []checkpoint, err error) *layout {
 	return &layout{size: size, cps: cps, segs: segmentStarts(cps), err: err}
 }
 
-// Bind takes the index directory, and the key and error report the view
+// Bind takes the index directory and key, and the error report the view
 // was not given, from the tree. It has no effect once sizing started.
 func (s *stream) Bind(b Binding) {
 	s.mu.Lock()
@@ -150,10 +146,7 @@ func (s *stream) Bind(b Binding) {
 	if s.lay.Load() != nil || s.sizing != nil {
 		return
 	}
-	s.indexDir = b.Options.IndexDir
-	if s.key == "" {
-		s.key = b.Key
-	}
+	s.indexDir, s.key = b.Options.IndexDir, b.Key
 	if s.onDataError == nil {
 		s.onDataError = b.Report
 	}
@@ -200,7 +193,7 @@ func (s *stream) measureOrLoad() *layout {
 	key := s.key
 	if x, isExtra := s.gen.(ExtraInputs); isExtra && key != "" {
 		if files := x.ExtraInputs(); len(files) > 0 {
-			key = IndexKey(key, "", files...)
+			key = withFiles(key, files...)
 		}
 	}
 	path := indexPath(s.indexDir, key)

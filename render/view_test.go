@@ -172,7 +172,7 @@ func indexedView(gen Generator, dir, key string, report func(error)) View {
 	return v
 }
 
-func TestIndexedStreamReusesSizing(t *testing.T) {
+func TestIndexReusesSizing(t *testing.T) {
 	dir := t.TempDir()
 	indexed := func(gen Generator, key string) View { return indexedView(gen, dir, key, nil) }
 	want := reference(300000)

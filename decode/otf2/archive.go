@@ -110,6 +110,13 @@ func Open(anchorPath string) (*Archive, error) {
 	return a, nil
 }
 
+// Files are the archive's files: the anchor, the global definitions and
+// the folder of local definition, event and snapshot files.
+func (a *Archive) Files() []string {
+	base := filepath.Join(a.Dir, a.Name)
+	return []string{base + ".otf2", base + ".def", base}
+}
+
 // LocationFile is the path of location id's file with extension ext
 // ("evt", "def", "snap").
 func (a *Archive) LocationFile(id uint64, ext string) string {

@@ -72,10 +72,9 @@ func (p *profile) open() (*dcpi.File, error) {
 			p.fileErr = err
 			return
 		}
+		// A file changed since the mount is the tree's to find (vfs.Inputs):
+		// its views then fail, whatever this decodes.
 		fi, err := f.Stat()
-		if err == nil && fi.Size() != p.size {
-			err = fmt.Errorf("%s: %w", p.path, render.ErrChanged)
-		}
 		if err != nil {
 			f.Close()
 			p.fileErr = err

@@ -73,7 +73,6 @@ type db struct {
 
 	model lazyModel
 	valid validity
-	files []string // the database's files, which identify it in the on-disk index
 
 	numCtx   int // size of the context-id space known at mount (contexts/)
 	ctxOrder contextOrder
@@ -166,11 +165,6 @@ func openDB(path string, meta bool) (*db, error) {
 	if d.trace != nil {
 		src.AddInfo("trace lines", len(d.trace.Lines))
 	}
-	for _, name := range []string{"experiment.xml", "meta.db", "profile.db", "cct.db", "trace.db"} {
-		if p := filepath.Join(path, name); fileExists(p) {
-			d.files = append(d.files, p)
-		}
-	}
 	if meta {
 		d.checkFooters()
 	}
@@ -199,15 +193,9 @@ func (d *db) build() {
 	d.buildViews()
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// stream is a big view whose size and checkpoints are kept in the on-disk
-// index under the database's key and the view's path.
+// stream is a big view at the path where; the tree binds its index key.
 func (d *db) stream(gen render.Generator, where string) render.View {
-	return render.IndexedStream(gen, render.IndexKey("hpcdb", where, d.files...), d.src.Errors.Reporter(where))
+	return render.Stream(gen, d.src.Errors.Reporter(where))
 }
 
 // knownMinor is the newest minor version of profile.db, cct.db and

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -59,8 +58,7 @@ func (d *db) taxonomyDir() *vfs.Dir {
 			}
 			seen[name] = true
 			where := "taxonomy/" + name
-			key := render.IndexKey("hpcdb", where, append(slices.Clone(d.files), p)...)
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(d.taxRows(ms, rel, where), key, d.src.Errors.Reporter(where)))})
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(d.stream(d.taxRows(ms, rel, where), where))})
 		}
 		return out
 	})

@@ -35,7 +35,7 @@ func (d *db) buildViews() {
 	}
 	if d.trace != nil {
 		root.Add("traces", vfs.Lazy(d.traceEntries))
-		interchange.AddTraceViews(root, &traceSet{d: d}, rep, func(view string) string { return render.IndexKey("hpcdb", view, d.files...) })
+		interchange.AddTraceViews(root, &traceSet{d: d}, rep)
 	}
 	interchange.NewProfile(d.tree, "HPCToolkit database", []string{"hpcfs: HPCToolkit database " + d.dir}, rep).AddViews(root)
 }

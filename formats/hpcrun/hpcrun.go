@@ -140,16 +140,18 @@ func Open(path string) (*vfs.Source, error) {
 	if len(idx) > 0 { // the first profile's, as Detect reports
 		version, _ = sniff(filepath.Join(dir, files[idx[0]]))
 	}
-	m.src = vfs.NewSource("hpcrun", version, path)
-	m.symErr = m.src.Errors.Reporter("symbols")
+	var tracePaths []string // inputs beside a single profile's file
 	for k, i := range idx {
 		base := strings.TrimSuffix(files[i], profileExt)
 		p := &profile{m: m, name: names[i], file: files[i], path: filepath.Join(dir, files[i])}
 		if traces[base] {
 			p.tracePath = filepath.Join(dir, base+traceExt)
+			tracePaths = append(tracePaths, p.tracePath)
 		}
 		m.profiles[k] = p
 	}
+	m.src = vfs.NewSource("hpcrun", version, path, tracePaths...)
+	m.symErr = m.src.Errors.Reporter("symbols")
 	m.src.OnClose(m)
 	m.src.Errors.ReportRenames("", fromData, names)
 	root := m.src.Root
@@ -164,12 +166,7 @@ func Open(path string) (*vfs.Source, error) {
 		}
 	}
 	if len(traced) > 0 {
-		var files []string
-		for _, p := range traced {
-			files = append(files, p.path, p.tracePath)
-		}
-		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter,
-			func(view string) string { return render.IndexKey("hpcrun", view, files...) })
+		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter)
 	}
 	m.src.AddInfo("profiles", len(files))
 	m.src.AddInfo("traces", len(traces))
@@ -286,19 +283,17 @@ func (p *profile) entries() []vfs.Entry {
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
 	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
 	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
-		add("hpcproftt.txt", render.IndexedStream(ptGen(p.startProftt), render.IndexKey("hpcrun", "hpcproftt.txt", p.path), rep("hpcproftt.txt")))
+		add("hpcproftt.txt", render.Stream(ptGen(p.startProftt), rep("hpcproftt.txt")))
 	}
 	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
-	inputs := append([]string{p.path}, p.symbolFiles()...) // names come from the binaries
-	add("cct.csv", render.IndexedStream(posGen(p.startCCTCSV), render.IndexKey("hpcrun", "cct.csv", inputs...), rep("cct.csv")))
-	add("cct.txt", render.IndexedStream(posGen(p.startCCTTxt), render.IndexKey("hpcrun", "cct.txt", inputs...), rep("cct.txt")))
+	add("cct.csv", render.Stream(posGen{p.startCCTCSV, p.symbolFiles}, rep("cct.csv")))
+	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, rep("cct.txt")))
 	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
 	if p.tracePath != "" {
-		inputs := append([]string{p.path, p.tracePath}, p.symbolFiles()...)
-		add("trace.txt", render.IndexedStream(&traceGen{p: p, text: true}, render.IndexKey("hpcrun", "trace.txt", inputs...), rep("trace.txt")))
-		add("trace.csv", render.IndexedStream(&traceGen{p: p}, render.IndexKey("hpcrun", "trace.csv", inputs...), rep("trace.csv")))
+		add("trace.txt", render.Stream(&traceGen{p: p, text: true}, rep("trace.txt")))
+		add("trace.csv", render.Stream(&traceGen{p: p}, rep("trace.csv")))
 	}
 	return out
 }

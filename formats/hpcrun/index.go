@@ -6,13 +6,24 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// The big views are render.IndexedStream views: their cursor states are
-// written to the on-disk index so that a second mount sizes them at once.
+// The big views are render.Stream views: their cursor states are written
+// to the on-disk index so that a second mount sizes them at once.
 
-// posGen is a generator whose states are cctPos values (cct.csv, cct.txt).
-type posGen func(state any) (render.Cursor, error)
+// posGen is a generator whose states are cctPos values (cct.csv, cct.txt);
+// its rows name functions from the binaries that inputs lists.
+type posGen struct {
+	start  func(state any) (render.Cursor, error)
+	inputs func() []string
+}
 
-func (g posGen) Start(state any) (render.Cursor, error) { return g(state) }
+func (g posGen) Start(state any) (render.Cursor, error) { return g.start(state) }
+
+// ExtraInputs are the binaries the rows take names from: their identity
+// joins the view's index key.
+func (g posGen) ExtraInputs() []string { return g.inputs() }
+
+// ExtraInputs are the binaries the trace's frames take names from.
+func (g *traceGen) ExtraInputs() []string { return g.p.symbolFiles() }
 
 func (posGen) EncodeState(state any) []byte {
 	s := state.(cctPos)
@@ -56,7 +67,9 @@ func (g *traceGen) DecodeState(b []byte) (any, error) {
 }
 
 var (
-	_ render.StateCodec = posGen(nil)
-	_ render.StateCodec = ptGen(nil)
-	_ render.StateCodec = (*traceGen)(nil)
+	_ render.StateCodec  = posGen{}
+	_ render.ExtraInputs = posGen{}
+	_ render.ExtraInputs = (*traceGen)(nil)
+	_ render.StateCodec  = ptGen(nil)
+	_ render.StateCodec  = (*traceGen)(nil)
 )

@@ -13,7 +13,7 @@ func TestStateCodecs(t *testing.T) {
 		}
 		states []any
 	}{
-		{posGen(nil), []any{cctPos{}, cctPos{started: true}, cctPos{started: true, epoch: 3, node: 1<<40 + 5}}},
+		{posGen{}, []any{cctPos{}, cctPos{started: true}, cctPos{started: true, epoch: 3, node: 1<<40 + 5}}},
 		{ptGen(nil), []any{ptPos{}, ptPos{part: 7, node: 123456789}}},
 		{&traceGen{}, []any{int64(-1), int64(0), int64(1 << 50)}},
 	}
@@ -34,7 +34,7 @@ func TestStateCodecs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := (posGen(nil)).DecodeState([]byte{2, 0, 0}); err == nil {
+	if _, err := (posGen{}).DecodeState([]byte{2, 0, 0}); err == nil {
 		t.Error("bad started byte accepted")
 	}
 }

@@ -104,7 +104,7 @@ func Open(path string) (*vfs.Source, error) {
 		return nil, err
 	}
 	an := ar.Anchor
-	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path)
+	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path, ar.Files()...)
 	t := &trace{ar: ar, errors: src.Errors, names: newDefNames(ar.Defs)}
 	t.clock = newClock(ar.Defs)
 	t.printer = newEventPrinter(t.names, otf2.EventRecords(), false)
@@ -153,11 +153,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, rep).AddViews(root)
-	var files []string
-	for i := range t.files {
-		files = append(files, t.files[i].path)
-	}
-	interchange.AddTraceViews(root, &chromeTrace{t: t}, rep, func(view string) string { return render.IndexKey("otf2", view, files...) })
+	interchange.AddTraceViews(root, &chromeTrace{t: t}, rep)
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
 	return src, nil

@@ -171,18 +171,13 @@ func Open(dir string) (*vfs.Source, error) {
 	root.AddFile("README.txt", render.Bytes(t.readme, nil))
 	root.AddFile("streams.csv", t.streamsTable().CSV())
 	root.AddFile("cpus.csv", t.cpusTable().CSV())
-	var files []string
-	for _, th := range t.threads {
-		files = append(files, th.Path)
-	}
-	root.AddFile("events.txt", render.IndexedStream(&mergeGen{t: t}, render.IndexKey("ovni", "events.txt", files...), nil))
+	root.AddFile("events.txt", render.Stream(&mergeGen{t: t}, nil))
 	if d := t.describer(); d != nil {
-		root.AddFile("events-described.txt", render.IndexedStream(&mergeGen{t: t, desc: d}, render.IndexKey("ovni", "events-described.txt", files...), nil))
+		root.AddFile("events-described.txt", render.Stream(&mergeGen{t: t, desc: d}, nil))
 	}
 	// Stream errors name their stream: reported as such, they are the
 	// same _errors.txt line as the thread's own views give.
-	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") },
-		func(view string) string { return render.IndexKey("ovni", view, files...) })
+	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") })
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -208,8 +203,8 @@ func Open(dir string) (*vfs.Source, error) {
 				i++
 				tdir := pdir.AddDir(threadNames[j])
 				where := th.Name()
-				tdir.AddFile("events.txt", render.IndexedStream(&streamGen{th: th, csv: false}, render.IndexKey("ovni", "events.txt", th.Path), src.Errors.Reporter(where)))
-				tdir.AddFile("events.csv", render.IndexedStream(&streamGen{th: th, csv: true}, render.IndexKey("ovni", "events.csv", append([]string{th.Path}, files...)...), src.Errors.Reporter(where)))
+				tdir.AddFile("events.txt", render.Stream(&streamGen{th: th, csv: false}, src.Errors.Reporter(where)))
+				tdir.AddFile("events.csv", render.Stream(&streamGen{th: th, csv: true}, src.Errors.Reporter(where)))
 				if th.Layout >= ovni.LayoutV2 {
 					tdir.AddFile("header.txt", render.Bytes(th.header, nil))
 					if th.JSONPath != "" {

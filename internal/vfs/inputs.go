@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -72,24 +74,37 @@ func identify(path string) (inputFile, error) {
 	return inputFile{path: path, dev: uint64(st.Dev), ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
 }
 
-// NewInputs records the identity of the regular files at path (the file
-// itself, or every file below the directory, symbolic links not followed).
-// Call it before the source is opened, so that a change made while it
-// opens is seen too, and give the result to Source.Watch.
-func NewInputs(path string) *Inputs {
+// NewInputs records the identity of the regular files at path and at each
+// of more (a file itself, or every file below a directory, symbolic links
+// not followed); a file is recorded once. Call it before the source is
+// opened, so that a change made while it opens is seen too, and give the
+// result to Source.Watch.
+func NewInputs(path string, more ...string) *Inputs {
 	in := &Inputs{root: path}
-	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(in.files) >= maxInputs {
-			return nil
-		}
-		if d.Type().IsRegular() || p == path && !d.IsDir() {
-			if f, err := identify(p); err == nil {
-				in.files = append(in.files, f)
-			}
-		}
-		return nil
-	})
+	in.add(append([]string{path}, more...)...)
 	return in
+}
+
+// add records the regular files at each path that are not recorded yet.
+func (in *Inputs) add(paths ...string) {
+	seen := make(map[string]bool, len(in.files))
+	for _, f := range in.files {
+		seen[f.path] = true
+	}
+	for _, path := range paths {
+		filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || len(in.files) >= maxInputs {
+				return nil
+			}
+			if (d.Type().IsRegular() || p == path && !d.IsDir()) && !seen[p] {
+				if f, err := identify(p); err == nil {
+					in.files = append(in.files, f)
+					seen[p] = true
+				}
+			}
+			return nil
+		})
+	}
 }
 
 // digest is a digest of the recorded identities ("" when none).
@@ -106,8 +121,10 @@ func (in *Inputs) digest() string {
 
 // Watch makes in the inputs of every view of s: a view whose input
 // changed fails to open and to read, and the change is reported in s's
-// _errors.txt.
+// _errors.txt. The files the source declared beyond its path (NewSource)
+// join in, identified now.
 func (s *Source) Watch(in *Inputs) {
+	in.add(s.inputs...)
 	in.errs = s.Errors
 	s.Root.inputs = in
 }
@@ -159,8 +176,14 @@ func (in *Inputs) check(maxAge time.Duration) error {
 }
 
 func (in *Inputs) fail(path, what string) error {
-	rel, err := filepath.Rel(in.root, path)
-	if err != nil || rel == "." {
+	// Named from the source's folder: the folder itself, or the one
+	// holding the source's file (and the files beside it that it declared).
+	dir := in.root
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		rel = filepath.Base(path)
 	}
 	in.mu.Lock()

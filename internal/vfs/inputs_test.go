@@ -118,3 +118,38 @@ func TestManyInputsRecheck(t *testing.T) {
 		t.Fatalf("read check %v after a deletion", err)
 	}
 }
+
+// TestDeclaredInputs: a file beside a source's own that the source
+// declared (NewSource) is an input: Watch checks it, and its identity is
+// in every view's index key.
+func TestDeclaredInputs(t *testing.T) {
+	dir := t.TempDir()
+	p, sib := filepath.Join(dir, "a.prof"), filepath.Join(dir, "a.trace")
+	os.WriteFile(p, []byte("profile"), 0o644)
+	os.WriteFile(sib, []byte("trace"), 0o644)
+	open := func() *Source {
+		in := NewInputs(p)
+		s := NewSource("test", "1", p, sib)
+		s.Watch(in)
+		return s
+	}
+	s := open()
+	if n := len(s.Root.inputs.files); n != 2 {
+		t.Fatalf("%d inputs, want 2", n)
+	}
+	key := s.binding("v.csv").Key
+	if again := open().binding("v.csv").Key; again != key || key == "" {
+		t.Fatalf("keys %q and %q of one input", key, again)
+	}
+	os.Remove(sib)
+	os.WriteFile(sib, []byte("other"), 0o644)
+	if err := s.Root.inputs.Check(); !errors.Is(err, render.ErrChanged) {
+		t.Fatalf("check after the declared input was replaced: %v", err)
+	}
+	if lines := s.Errors.Lines(); len(lines) != 1 || !strings.HasPrefix(lines[0], "a.trace: changed under the mount") {
+		t.Errorf("_errors.txt: %q", lines)
+	}
+	if other := open().binding("v.csv").Key; other == key {
+		t.Error("same key after the declared input was replaced")
+	}
+}

@@ -46,17 +46,23 @@ type Source struct {
 	closers []io.Closer
 
 	bindOnce sync.Once
-	found    *Inputs // the input files when the source was made
+	inputs   []string // files and folders beyond Path that views read (NewSource)
+	found    *Inputs  // the input files when the source was made
 	idOnce   sync.Once
 	id       string // identity of the input files (see identity)
 }
 
 // NewSource returns a Source whose root already holds _errors.txt and
-// raw/ (the original files of path, byte for byte).
-func NewSource(format, version, path string) *Source {
-	s := &Source{Format: format, Version: version, Path: path, Root: NewDir(), Errors: NewErrors()}
+// raw/ (the original files of path, byte for byte). inputs are the files
+// (or folders) beyond path that the decoder opened or will open for the
+// views: an hpcrun profile's .hpctrace beside it, an OTF2 anchor's
+// definition and event files. With path, they are the source's inputs:
+// their identity makes the index key of every view (Binding) and a change
+// to any of them fails the views (Watch).
+func NewSource(format, version, path string, inputs ...string) *Source {
+	s := &Source{Format: format, Version: version, Path: path, Root: NewDir(), Errors: NewErrors(), inputs: inputs}
 	s.Root.src = s
-	s.found = NewInputs(path)
+	s.found = NewInputs(path, inputs...)
 	s.ModTime = time.Now()
 	if fi, err := os.Stat(path); err == nil {
 		s.ModTime = fi.ModTime()

@@ -137,13 +137,14 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 // Perfetto's protobuf form) and trace/<track>.json (one each) to dir, and
 // when trace.json is larger than the window limit, trace/window-<k>.json
 // and trace/window-<k>.pftrace (time windows, planWindows, for the mount's
-// Options.WindowLimit). Tracks are asked for on first use only. key names
-// a view in the on-disk index (render.IndexKey of the trace's files), so
-// that a second mount knows sizes and checkpoints at once.
-func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error), key func(view string) string) {
-	all := render.IndexedStream(&traceGen{tr: tr, one: -1}, key("trace.json"), report("trace.json"))
+// Options.WindowLimit). Tracks are asked for on first use only. Each view
+// is indexed under the key the tree binds it with (its path, the source's
+// inputs and the window limit), so that a second mount knows sizes and
+// checkpoints at once.
+func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error)) {
+	all := render.Stream(&traceGen{tr: tr, one: -1}, report("trace.json"))
 	dir.AddFile("trace.json", all)
-	dir.AddFile("trace.pftrace", render.IndexedStream(&traceGen{tr: tr, one: -1, pf: true}, key("trace.pftrace"), report("trace.pftrace")))
+	dir.AddFile("trace.pftrace", render.Stream(&traceGen{tr: tr, one: -1, pf: true}, report("trace.pftrace")))
 	dir.Add("summary", summaryDir(tr, report))
 	dir.Add("trace", vfs.LazyOptions(func(o render.Options) []vfs.Entry {
 		tracks := tr.Tracks()
@@ -161,14 +162,12 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error),
 		names = vfs.UniqueNames(names)
 		var out []vfs.Entry
 		for i, name := range names {
-			view := "trace/" + name
 			g := &traceGen{tr: tr, one: i}
 			if i >= len(tracks) {
 				w := wins[(i-len(tracks))/2]
 				g = &traceGen{tr: tr, one: -1, win: w, pf: (i-len(tracks))%2 == 1}
-				view += " " + w.otherData
 			}
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.IndexedStream(g, key(view), report("trace/"+name)))})
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(g, report("trace/"+name)))})
 		}
 		return out
 	}))
