@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // Limits of the folder scan: how deep it descends and how many entries it
@@ -54,13 +55,13 @@ func openFolder(path string) *vfs.Source {
 			tops = append(tops, top)
 		}
 	}
-	topNames := vfs.UniqueNames(tops, vfs.Reserved...)
+	topNames := render.FileNames(tops, vfs.Reserved...)
 	src.Errors.ReportRenames("", tops, topNames)
 	for i, s := range sc.subs {
 		dir := src.Root
 		parts := strings.Split(sc.rels[i], "/")
 		for j, p := range parts {
-			name := vfs.SafeName(p)
+			name := render.SafeName(p)
 			if j == 0 {
 				name = topNames[topIndex[p]]
 			}

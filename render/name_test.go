@@ -1,8 +1,11 @@
 package render
 
 import (
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestName(t *testing.T) {
@@ -44,5 +47,29 @@ func TestUniquer(t *testing.T) {
 			t.Errorf("names %q, want %q", got, want)
 			break
 		}
+	}
+}
+
+func TestSafeNames(t *testing.T) {
+	got := FileNames([]string{"a/b", "..", "", "x.csv", "x.csv", "x.csv"})
+	want := []string{"a_b", "_..", "_", "x.csv", "x~2.csv", "x~3.csv"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("FileNames = %q, want %q", got, want)
+	}
+	// A long name keeps its extension: the stem is cut (UTF-8 intact).
+	long := strings.Repeat("é", 300)
+	for _, ext := range []string{".json", ".pftrace"} {
+		got := FileNames([]string{long + ext, long + ext})
+		for _, n := range got {
+			if !strings.HasSuffix(n, ext) || len(n) > 210 || !utf8.ValidString(n) {
+				t.Errorf("FileNames(long%s) = %q (%d bytes): want a valid name <= 210 bytes ending %s", ext, n, len(n), ext)
+			}
+		}
+		if got[0] == got[1] {
+			t.Errorf("two long names are both %q", got[0])
+		}
+	}
+	if got := SafeName("a\n\r\x00\xff" + strings.Repeat("x", 300)); len(got) != 200 || strings.ContainsAny(got, "\n\r\x00") || !utf8.ValidString(got) {
+		t.Errorf("SafeName of a long name with control bytes = %q", got)
 	}
 }

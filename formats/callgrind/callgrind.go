@@ -162,7 +162,7 @@ func openDir(dir string) (*vfs.Source, error) {
 	if len(profiles) == 0 {
 		return nil, fmt.Errorf("%s: no readable callgrind profiles", dir)
 	}
-	dirNames := vfs.UniqueNames(opened, vfs.Reserved...)
+	dirNames := render.FileNames(opened, vfs.Reserved...)
 	src.Errors.ReportRenames("", opened, dirNames)
 	for i, p := range profiles {
 		*p = *newProfile(p.f, filepath.Join(dir, opened[i]), dirNames[i]+"/", src.Errors)
@@ -178,7 +178,7 @@ func openDir(dir string) (*vfs.Source, error) {
 			sumNames[i] = "sum-pid" + profiles[g[0]].f.Header.Pid
 		}
 	}
-	sumNames = vfs.UniqueNames(sumNames, append(dirNames, vfs.Reserved...)...)
+	sumNames = render.FileNames(sumNames, append(dirNames, vfs.Reserved...)...)
 	for i, g := range groups {
 		ps := make([]*profile, len(g))
 		for k, j := range g {

@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
@@ -16,7 +17,7 @@ func metrics(events []string) ([]interchange.Metric, []int64) {
 		out[i], factors[i] = interchange.EventMetric(e)
 		names[i] = out[i].Name
 	}
-	for i, n := range vfs.UniqueNames(names) {
+	for i, n := range render.FileNames(names) {
 		out[i].Name = n
 	}
 	return out, factors

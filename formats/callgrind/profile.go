@@ -116,7 +116,7 @@ func (m *model) functionDirs() []vfs.Entry {
 		where := "functions/" + strconv.Itoa(i) + "/"
 		d.AddFile("callers.csv", m.callListTable(i, true).SmallCSV(m.reporter(where+"callers.csv")))
 		d.AddFile("callees.csv", m.callListTable(i, false).SmallCSV(m.reporter(where+"callees.csv")))
-		out = append(out, vfs.Entry{Name: vfs.SafeName(strings.ReplaceAll(string(b), "\\", "_")), Node: d})
+		out = append(out, vfs.Entry{Name: render.SafeName(strings.ReplaceAll(string(b), "\\", "_")), Node: d})
 	}
 	return out
 }

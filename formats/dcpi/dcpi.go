@@ -229,7 +229,7 @@ func placeProfiles(root *vfs.Dir, profiles []*profile, isDir bool) []string {
 		}
 		pd := dirOf(parent)
 		d := vfs.NewDir()
-		pd.Add(vfs.SafeName(base), d)
+		pd.Add(render.SafeName(base), d)
 		dirs[rel] = d
 		return d
 	}
@@ -238,13 +238,13 @@ func placeProfiles(root *vfs.Dir, profiles []*profile, isDir bool) []string {
 		if i := strings.LastIndexByte(p.rel, '/'); i >= 0 {
 			parent, base = p.rel[:i], p.rel[i+1:]
 		}
-		name := vfs.SafeName(base)
+		name := render.SafeName(base)
 		treeParent := parent
 		if parent == "" {
 			// Top-level names may collide with the root's own files, and
 			// (after SafeName) with one another.
 			for k := 2; used[name]; k++ {
-				name = vfs.SafeName(base) + "~" + strconv.Itoa(k)
+				name = render.SafeName(base) + "~" + strconv.Itoa(k)
 			}
 			used[name] = true
 		} else {
@@ -265,7 +265,7 @@ func placeProfiles(root *vfs.Dir, profiles []*profile, isDir bool) []string {
 func safePath(rel string) string {
 	parts := strings.Split(rel, "/")
 	for i, p := range parts {
-		parts[i] = vfs.SafeName(p)
+		parts[i] = render.SafeName(p)
 	}
 	if parts[0] == "raw" || slices.Contains(reserved, parts[0]) {
 		parts[0] += "~2"

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -633,7 +632,7 @@ func (m *model) buildProfiles(d *db) {
 			names[i] = strings.Join(parts, ".")
 		}
 	}
-	m.profNames = vfs.UniqueNames(names)
+	m.profNames = render.FileNames(names)
 	// two profiles of one tuple: one of them is damaged
 	d.src.Errors.ReportRenames("profiles", names, m.profNames)
 }

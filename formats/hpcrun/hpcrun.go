@@ -128,7 +128,7 @@ func Open(path string) (*vfs.Source, error) {
 		names[i] = strings.TrimSuffix(f, profileExt)
 	}
 	fromData := names
-	names = vfs.UniqueNames(names, append(vfs.Reserved, "profiles.csv")...)
+	names = render.FileNames(names, append(vfs.Reserved, "profiles.csv")...)
 	idx := make([]int, len(files))
 	for i := range idx {
 		idx[i] = i

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
@@ -81,7 +80,7 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 		for i, l := range c.t.ar.Locations {
 			names[i] = "location-" + strconv.FormatUint(l.ID, 10)
 		}
-		files := vfs.UniqueNames(names)
+		files := render.FileNames(names)
 		groups := map[uint64]int64{}
 		for i, l := range c.t.ar.Locations {
 			g := l.Def.U("locationGroup")

@@ -146,7 +146,7 @@ func Open(path string) (*vfs.Source, error) {
 	for i, l := range ar.Locations {
 		locNames[i] = strconv.FormatUint(l.ID, 10)
 	}
-	for i, name := range vfs.UniqueNames(locNames) {
+	for i, name := range render.FileNames(locNames) {
 		d := locDir.AddDir(name)
 		d.AddFile("events.csv", t.eventsTable(i).CSV())
 		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(src.Errors.Reporter("locations/"+name+"/cct.csv")))

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/ovni"
-	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
@@ -45,7 +44,7 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 			n := th.Proc.Loom.Name + "." + strconv.FormatInt(th.Proc.PID, 10) + "." + strconv.FormatInt(th.TID, 10)
 			names = append(names, n, n+".states")
 		}
-		names = vfs.UniqueNames(names)
+		names = render.FileNames(names)
 		c.origin = math.MaxUint64
 		for i, th := range c.t.threads {
 			pid := th.Proc.PID

@@ -681,7 +681,7 @@ func idNames(where string, canon, disk []string, errs *vfs.Errors) []string {
 			out[i] = disk[i]
 		}
 	}
-	out = vfs.UniqueNames(out)
+	out = render.FileNames(out)
 	for i := range out {
 		if out[i] != canon[i] {
 			errs.Report(where+"/"+out[i], fmt.Errorf("%s on disk has the id of %s; mounted as %s", disk[i], canon[i], out[i]))

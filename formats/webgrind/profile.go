@@ -182,7 +182,7 @@ func (p *profile) build(dir *vfs.Dir) {
 		b := render.AppendPadded(nil, uint64(i), width)
 		b = append(b, '-')
 		// PHP namespaces use '\\', which io/fs forbids in names.
-		return vfs.SafeName(strings.ReplaceAll(string(append(b, p.name(uint32(i))...)), "\\", "_"))
+		return render.SafeName(strings.ReplaceAll(string(append(b, p.name(uint32(i))...)), "\\", "_"))
 	}, func(i int) vfs.Node {
 		d := vfs.NewDir()
 		where := "functions/" + strconv.Itoa(i) + "/"

@@ -167,7 +167,7 @@ func openDir(dir string) (*vfs.Source, error) {
 	slices.Sort(vs)
 	src := vfs.NewSource("webgrind", strings.Join(vs, ","), dir)
 	src.Errors.ReportAll("", unread)
-	dirNames := vfs.UniqueNames(names, append(vfs.Reserved, "files.csv")...)
+	dirNames := render.FileNames(names, append(vfs.Reserved, "files.csv")...)
 	src.Errors.ReportRenames("", names, dirNames)
 	var rows [][]string
 	for i, p := range profiles {

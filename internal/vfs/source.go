@@ -183,94 +183,21 @@ func mirror(dir string) *Dir {
 	})
 }
 
-// maxName bounds names made from data; Linux allows 255 bytes.
-const maxName = 200
-
-// maxExt bounds the extension SafeName keeps when it cuts a long name.
-const maxExt = 16
-
-// SafeName turns a name that comes from data into a file name: no '/', no
-// NUL, not "." or "..", not empty, at most 200 bytes of valid UTF-8.
-func SafeName(s string) string {
-	s = strings.ToValidUTF8(s, "_")
-	s = strings.Map(func(r rune) rune {
-		if r == '/' || r == 0 || r < 0x20 || r == 0x7f {
-			return '_'
-		}
-		return r
-	}, s)
-	if len(s) > maxName {
-		// Cut the stem, not a short extension (".json", ".pftrace"),
-		// which tells clients the file's type.
-		ext := filepath.Ext(s)
-		if len(ext) > maxExt || len(ext) == len(s) {
-			ext = ""
-		}
-		cut := maxName - len(ext)
-		for cut > 0 && !utf8RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + ext
-	}
-	switch s {
-	case "", ".", "..":
-		s = "_" + s
-	}
-	return s
-}
-
-func utf8RuneStart(b byte) bool { return b&0xc0 != 0x80 }
-
 // Reserved are the names every source's root holds itself.
 var Reserved = []string{"README.txt", "_errors.txt", "raw"}
 
-// UniqueNames makes each name safe and resolves collisions
-// deterministically: a name equal to one of reserved (hpcfs's own names in
-// that directory) or to an earlier one (in input order) gets "~2", "~3",
-// ... before any extension. Errors.ReportRenames lists the changes.
-func UniqueNames(names []string, reserved ...string) []string {
-	out := make([]string, len(names))
-	used := make(map[string]bool, len(names)+len(reserved))
-	for _, r := range reserved {
-		used[r] = true
-	}
-	for i, n := range names {
-		out[i] = SafeName(n)
-	}
-	for i, n := range out {
-		if !used[n] {
-			used[n] = true
-			continue
-		}
-		ext := filepath.Ext(n)
-		base := strings.TrimSuffix(n, ext)
-		if base == "" { // ".hidden": the suffix goes after it
-			base, ext = n, ""
-		}
-		for k := 2; ; k++ {
-			cand := fmt.Sprintf("%s~%d%s", base, k, ext)
-			if !used[cand] {
-				out[i] = cand
-				used[cand] = true
-				break
-			}
-		}
-	}
-	return out
-}
-
 // ReportRenames adds an _errors.txt line for each entry whose name from
-// the data (names[i]) had to change to out[i] (from UniqueNames) because
+// the data (names[i]) had to change to out[i] (from render.FileNames) because
 // it was taken; where is the directory ("" for the root).
 func (e *Errors) ReportRenames(where string, names, out []string) {
 	for i, n := range names {
-		if SafeName(n) == out[i] {
+		if render.SafeName(n) == out[i] {
 			continue
 		}
 		at := out[i]
 		if where != "" {
 			at = where + "/" + at
 		}
-		e.Report(at, fmt.Errorf("named %q in the data; renamed, since %q is taken by hpcfs's own file or another entry", n, SafeName(n)))
+		e.Report(at, fmt.Errorf("named %q in the data; renamed, since %q is taken by hpcfs's own file or another entry", n, render.SafeName(n)))
 	}
 }

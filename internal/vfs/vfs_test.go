@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -69,30 +67,6 @@ func TestVolatileFileGrowsThroughTheMount(t *testing.T) {
 		t.Fatalf("stat after a report: size %d, %v; want %d", fi.Size(), err, len(want))
 	}
 	fsnodetest.CheckFile(t, path, []byte(want))
-}
-
-func TestSafeNames(t *testing.T) {
-	got := vfs.UniqueNames([]string{"a/b", "..", "", "x.csv", "x.csv", "x.csv"})
-	want := []string{"a_b", "_..", "_", "x.csv", "x~2.csv", "x~3.csv"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("UniqueNames = %q, want %q", got, want)
-	}
-	// A long name keeps its extension: the stem is cut (UTF-8 intact).
-	long := strings.Repeat("é", 300)
-	for _, ext := range []string{".json", ".pftrace"} {
-		got := vfs.UniqueNames([]string{long + ext, long + ext})
-		for _, n := range got {
-			if !strings.HasSuffix(n, ext) || len(n) > 210 || !utf8.ValidString(n) {
-				t.Errorf("UniqueNames(long%s) = %q (%d bytes): want a valid name <= 210 bytes ending %s", ext, n, len(n), ext)
-			}
-		}
-		if got[0] == got[1] {
-			t.Errorf("two long names are both %q", got[0])
-		}
-	}
-	if got := vfs.SafeName("a\n\r\x00\xff" + strings.Repeat("x", 300)); len(got) != 200 || strings.ContainsAny(got, "\n\r\x00") || !utf8.ValidString(got) {
-		t.Errorf("SafeName of a long name with control bytes = %q", got)
-	}
 }
 
 func TestCount(t *testing.T) {

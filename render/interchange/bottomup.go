@@ -264,7 +264,7 @@ func (v *bottomUpViews) callers() []vfs.Entry {
 		if b.level[x] == 0 {
 			procs = append(procs, x)
 			// PHP namespaces use '\\', which io/fs forbids in names
-			names = append(names, vfs.SafeName(strings.ReplaceAll(b.name(x), "\\", "_"))+".csv")
+			names = append(names, render.SafeName(strings.ReplaceAll(b.name(x), "\\", "_"))+".csv")
 		}
 	}
 	kids := map[int32][]int32{}
@@ -274,7 +274,7 @@ func (v *bottomUpViews) callers() []vfs.Entry {
 		}
 	}
 	var out []vfs.Entry
-	for i, name := range vfs.UniqueNames(names) {
+	for i, name := range render.FileNames(names) {
 		x := procs[i]
 		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Bytes(func() ([]byte, error) {
 			dst := []byte("caller" + b.metricHeader())

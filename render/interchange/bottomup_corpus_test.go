@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
@@ -110,7 +110,7 @@ func TestBottomUpAddsUp(t *testing.T) {
 				if len(p) >= 200 {
 					continue // cut to a file name that others may share (then "~2")
 				}
-				_, got := readCSV(t, c.fsys, c.dir+"callers/"+vfs.SafeName(strings.ReplaceAll(p, "\\", "_"))+".csv")
+				_, got := readCSV(t, c.fsys, c.dir+"callers/"+render.SafeName(strings.ReplaceAll(p, "\\", "_"))+".csv")
 				var lines []string
 				for _, r := range got {
 					lines = append(lines, strings.Join(r, ","))

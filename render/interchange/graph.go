@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // A Graph is a call graph without contexts (callgrind, webgrind): the self
@@ -549,7 +549,7 @@ func EventMetric(event string) (m Metric, factor int64) {
 	name, unit, ok := strings.Cut(event, "_(")
 	unit, closed := strings.CutSuffix(unit, ")")
 	if !ok || !closed || name == "" || unit == "" {
-		return Metric{Name: vfs.SafeName(event), Unit: "count"}, 1
+		return Metric{Name: render.SafeName(event), Unit: "count"}, 1
 	}
 	m, factor = Metric{Name: name + "_" + unit, Unit: "count"}, 1
 	switch unit {
@@ -564,6 +564,6 @@ func EventMetric(event string) (m Metric, factor int64) {
 	case "bytes", "B":
 		m.Unit = "bytes"
 	}
-	m.Name = vfs.SafeName(m.Name)
+	m.Name = render.SafeName(m.Name)
 	return m, factor
 }

@@ -159,7 +159,7 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error))
 		for _, w := range wins {
 			names = append(names, windowName(w.k, w.n)+".json", windowName(w.k, w.n)+".pftrace")
 		}
-		names = vfs.UniqueNames(names)
+		names = render.FileNames(names)
 		var out []vfs.Entry
 		for i, name := range names {
 			g := &traceGen{tr: tr, one: i}
