@@ -10,6 +10,11 @@ type Options struct {
 	// WindowLimit is the size in bytes above which a trace.json is also
 	// split into time windows; 0 means the default of render/interchange.
 	WindowLimit int64
+	// SymbolDirs are the folders where a binary that a profile names is
+	// looked for by base name when it is not at the recorded path
+	// (--symbols, $HPCFS_SYMBOLS): internal/symbols.For. The binaries
+	// found are inputs of the views that show their names (ExtraInputs).
+	SymbolDirs []string
 }
 
 // A Binding is what the tree tells a view about itself before it is

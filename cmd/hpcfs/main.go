@@ -89,8 +89,8 @@ func newRootCommand() *cobra.Command {
 				return usageErr(err)
 			}
 			log.SetLevel(lv)
-			viewOptions = render.Options{IndexDir: indexDir, WindowLimit: max(windowLimit, 1)}
-			symbols.SetSearchDirs(append(symbolDirs, symbols.EnvDirs()...))
+			viewOptions = render.Options{IndexDir: indexDir, WindowLimit: max(windowLimit, 1),
+				SymbolDirs: append(symbolDirs, symbols.EnvDirs()...)}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {

@@ -158,7 +158,8 @@ func Open(path string) (*vfs.Source, error) {
 	src := vfs.NewSource("dcpi", versions(profiles), path)
 	names := placeProfiles(src.Root, profiles, fi.IsDir())
 	files := &openFiles{}
-	syms := symbols.Default()
+	// The mount's Options are bound before any view renders.
+	syms := func() *symbols.Resolver { return symbols.For(src.Options.SymbolDirs) }
 	src.OnClose(files)
 	for i, p := range profiles {
 		p.dir = names[i]

@@ -146,7 +146,7 @@ inlined in, outermost first, as "function (file:line)" of each call joined by
 	for _, p := range profiles {
 		if m := p.module(); m != nil && !slices.Contains(paths, m.Recorded) {
 			paths = append(paths, m.Recorded)
-			syms = p.syms
+			syms = p.syms()
 		}
 	}
 	if syms != nil {

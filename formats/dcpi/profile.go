@@ -35,7 +35,7 @@ type profile struct {
 	bands    []band
 	planErr  error
 
-	syms       *symbols.Resolver
+	syms       func() *symbols.Resolver // the mount's, on first use
 	symOnce    sync.Once
 	sym        *symbols.Module // the image's binary, nil when the header names none
 	symReport  func(error)

@@ -15,7 +15,7 @@ import (
 func (p *profile) module() *symbols.Module {
 	p.symOnce.Do(func() {
 		if ps := p.hdr.Values("path"); len(ps) > 0 && ps[0] != "" {
-			p.sym = p.syms.Module(ps[0])
+			p.sym = p.syms().Module(ps[0])
 			p.symReport = p.errs.Reporter(p.dir)
 			changed, newer := p.sym.Compare(symbols.Measured{When: epochEnd(p.hdr.Epoch), TextStart: p.hdr.Tstart, TextSize: p.hdr.Tsize})
 			for _, err := range []error{changed, newer} {

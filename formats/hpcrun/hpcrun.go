@@ -135,7 +135,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	sort.Slice(idx, func(a, b int) bool { return names[idx[a]] < names[idx[b]] })
 
-	m := &mount{profiles: make([]*profile, len(files)), syms: symbols.Default()}
+	m := &mount{profiles: make([]*profile, len(files))}
 	version := ""
 	if len(idx) > 0 { // the first profile's, as Detect reports
 		version, _ = sniff(filepath.Join(dir, files[idx[0]]))
@@ -186,10 +186,11 @@ func Open(path string) (*vfs.Source, error) {
 type mount struct {
 	src      *vfs.Source
 	profiles []*profile // sorted by name
-	syms     *symbols.Resolver
-	symErr   func(error) // reports a module without symbols
-	compared sync.Map    // module paths whose binary was compared with the measurement
-	imb      imbalance   // imbalance.csv's statistics
+	symsOnce sync.Once
+	syms     *symbols.Resolver // see resolver
+	symErr   func(error)       // reports a module without symbols
+	compared sync.Map          // module paths whose binary was compared with the measurement
+	imb      imbalance         // imbalance.csv's statistics
 }
 
 func (m *mount) Close() error {

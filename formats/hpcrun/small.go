@@ -93,7 +93,7 @@ Names of addresses: function is the demangled name of the innermost function at 
   is inlined in, outermost first, as "function (file:line)" of each call joined by ';'
   (addr2line -f -i -C order reversed).
 `)
-	b.WriteString(m.syms.Readme(m.moduleNames()))
+	b.WriteString(m.resolver().Readme(m.moduleNames()))
 	b.WriteString("\nProfiles\n")
 	for i, p := range m.profiles {
 		if i == 20 {

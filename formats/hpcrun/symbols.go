@@ -26,7 +26,7 @@ func (m *mount) frames(e *hpcrun.Epoch, lmID uint16, ip uint64, call bool) []sym
 	if call && ip > 0 {
 		ip--
 	}
-	mod := m.syms.Module(lm.Name)
+	mod := m.resolver().Module(lm.Name)
 	if _, done := m.compared.LoadOrStore(lm.Name, true); !done {
 		m.compareBinary(mod)
 	}
@@ -112,10 +112,17 @@ func (p *profile) symbolFiles() []string {
 	var out []string
 	for _, e := range f.Epochs {
 		for _, lm := range e.LoadModules {
-			if file, err := p.m.syms.Module(lm.Name).File(); err == nil && lm.ID != 0 {
+			if file, err := p.m.resolver().Module(lm.Name).File(); err == nil && lm.ID != 0 {
 				out = append(out, file)
 			}
 		}
 	}
 	return out
+}
+
+// resolver finds the binaries of the load modules: under the mount's
+// Options.SymbolDirs, which the tree is bound with before any view renders.
+func (m *mount) resolver() *symbols.Resolver {
+	m.symsOnce.Do(func() { m.syms = symbols.For(m.src.Options.SymbolDirs) })
+	return m.syms
 }

@@ -40,8 +40,6 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 // node with children is a call.
 func symbolsMatchAddr2line(t *testing.T, version string, layout dec.Layout) {
 	cxx, c := program.BuildT(t, program.CXX), program.BuildT(t, program.CNoPIE)
-	symbols.SetSearchDirs([]string{filepath.Dir(c.Path)})
-	defer symbols.SetSearchDirs(nil)
 	lms := []dec.LoadModule{{ID: 1, Name: cxx.Path}, {ID: 2, Name: "/not/here/" + filepath.Base(c.Path)}}
 	want := map[string][]addr2line.Frame{} // module_id,offset -> frames
 	nodes := gen.CallsAndLeaves(0, nil)
@@ -73,6 +71,7 @@ func symbolsMatchAddr2line(t *testing.T, version string, layout dec.Layout) {
 		f.Close()
 	}
 	src := open(t, dir)
+	src.Options.SymbolDirs = []string{filepath.Dir(c.Path)} // the C program is found by base name there
 	mnt := fsnodetest.Mount(t, src.FS())
 	cct := testdata.ReadCSV(t, testdata.ReadFS(t, os.DirFS(mnt), "prog/cct.csv"))
 	col := map[string]int{}

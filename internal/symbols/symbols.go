@@ -25,9 +25,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -74,12 +74,28 @@ func (r *Resolver) SetBudget(n int64) { r.mu.Lock(); r.budget = n; r.mu.Unlock()
 // it before the first lookup.
 func (r *Resolver) SetMaxDWARF(n int64) { r.maxDWARF = n }
 
-var current atomic.Pointer[Resolver]
+// resolvers are the resolvers For made, one per list of search folders,
+// so that the mounts of a process that search the same folders share
+// their tables.
+var resolvers = struct {
+	sync.Mutex
+	m map[string]*Resolver
+}{m: map[string]*Resolver{}}
 
-// SetSearchDirs sets where the default resolver looks for binaries by
-// base name (hpcfs --symbols, $HPCFS_SYMBOLS) and starts it afresh.
-func SetSearchDirs(dirs []string) {
-	current.Store(NewResolver(dirs, []string{"/usr/lib/debug"}))
+// For is the resolver that looks for binaries by base name under dirs
+// (a mount's render.Options.SymbolDirs: hpcfs --symbols, then
+// $HPCFS_SYMBOLS) and for debug files under /usr/lib/debug; one per list
+// of folders in the process.
+func For(dirs []string) *Resolver {
+	key := strings.Join(dirs, "\x00")
+	resolvers.Lock()
+	defer resolvers.Unlock()
+	r, ok := resolvers.m[key]
+	if !ok {
+		r = NewResolver(slices.Clone(dirs), []string{"/usr/lib/debug"})
+		resolvers.m[key] = r
+	}
+	return r
 }
 
 // EnvDirs are the directories in $HPCFS_SYMBOLS (colon-separated), made
@@ -96,16 +112,6 @@ func EnvDirs() []string {
 		out = append(out, d)
 	}
 	return out
-}
-
-// Default is the resolver of the process: the search directories of the
-// last SetSearchDirs, else those of $HPCFS_SYMBOLS.
-func Default() *Resolver {
-	if r := current.Load(); r != nil {
-		return r
-	}
-	current.CompareAndSwap(nil, NewResolver(EnvDirs(), []string{"/usr/lib/debug"}))
-	return current.Load()
 }
 
 // A Module is one binary as a profile records it.
