@@ -84,9 +84,17 @@ func TestUnsupportedSignatures(t *testing.T) {
 	os.WriteFile(filepath.Join(db, "meta.db"), []byte("HPCTOOLKITmeta\x04\x00"), 0o644)
 	archive := filepath.Join(dir, "run.zip")
 	os.WriteFile(archive, []byte("PK\x03\x04rest"), 0o644)
+	os.WriteFile(filepath.Join(db, "profile.db"), []byte("HPCTOOLKITprof\x04\x00"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.prof"), []byte("HPCRUN-x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "thread.1.obs"), []byte("\x01\x02"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x.obs.gz"), []byte("\x1f\x8b\x08"), 0o644)
 	for _, c := range []struct{ path, want string }{
 		{filepath.Join(db, "meta.db"), "HPCToolkit meta database file: mount the database directory"},
+		{filepath.Join(db, "profile.db"), "HPCToolkit prof database file: mount the database directory"},
 		{archive, "zip archive: unpack it first"},
+		{filepath.Join(dir, "a.prof"), "hpcrun file of a version this build does not read"},
+		{filepath.Join(dir, "thread.1.obs"), "ovni stream file: mount the trace directory (the one holding loom.*)"},
+		{filepath.Join(dir, "x.obs.gz"), "gzip file that is no profile hpcfs reads: unpack it first"},
 	} {
 		f, _, err := Detect(c.path)
 		if err == nil {

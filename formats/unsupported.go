@@ -3,22 +3,20 @@ package formats
 import (
 	"bytes"
 	"os"
-	"strings"
 
 	"github.com/hpcfs/hpcfs/internal/vfs"
 )
 
-// unsupported names, in a few words, a source hpcfs recognises by its
+// unsupported names, in a few words, a file hpcfs recognises by its
 // signature but does not read, and says why; "" when it does not know it.
-// It is asked only after every format has declined the source, so a format
-// added later takes its inputs over without changing this list.
+// It is asked only after every format has declined the file: an archive
+// (gzip, zip, tar) is named here, and a file of a format's family by that
+// format's registry entry (vfs.Format.Unsupported), so a format added
+// later brings its own wording and takes its inputs over.
 func unsupported(path string) string {
 	fi, err := os.Stat(path)
-	if err != nil {
+	if err != nil || fi.IsDir() {
 		return ""
-	}
-	if fi.IsDir() {
-		return unsupportedDir(path)
 	}
 	head := make([]byte, 512)
 	f, err := os.Open(path)
@@ -29,23 +27,21 @@ func unsupported(path string) string {
 	f.Close()
 	head = head[:n]
 	switch {
-	case bytes.HasPrefix(head, []byte("HPCTOOLKIT")) && len(head) >= 14:
-		return "HPCToolkit " + strings.TrimSpace(string(head[10:14])) + " database file: mount the database directory"
-	case bytes.HasPrefix(head, []byte("HPCRUN-")):
-		return "hpcrun file of a version this build does not read"
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return "gzip file that is no profile hpcfs reads: unpack it first"
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
 		return "zip archive: unpack it first"
 	case len(head) > 262 && string(head[257:262]) == "ustar":
 		return "tar archive: unpack it first"
-	case strings.HasSuffix(path, ".obs"):
-		return "ovni stream file: mount the trace directory (the one holding loom.*)"
 	}
-	return ""
-}
-
-func unsupportedDir(path string) string {
+	for _, f := range All {
+		if f.Unsupported == nil {
+			continue
+		}
+		if what := f.Unsupported(path, head); what != "" {
+			return what
+		}
+	}
 	return ""
 }
 

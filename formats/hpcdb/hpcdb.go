@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -24,10 +25,20 @@ import (
 
 // Format is the registry entry.
 var Format = vfs.Format{
-	Name:     "hpcdb",
-	Supports: "HPCToolkit database 4.0 directories (experiment.xml 4.0 + profile.db/cct.db/trace.db)",
-	Detect:   Detect,
-	Open:     Open,
+	Name:        "hpcdb",
+	Supports:    "HPCToolkit database 4.0 directories (experiment.xml 4.0 + profile.db/cct.db/trace.db)",
+	Detect:      Detect,
+	Open:        Open,
+	Unsupported: unsupported,
+}
+
+// unsupported names a file of a database (either generation) mounted
+// alone.
+func unsupported(path string, head []byte) string {
+	if bytes.HasPrefix(head, []byte("HPCTOOLKIT")) && len(head) >= 14 {
+		return "HPCToolkit " + strings.TrimSpace(string(head[10:14])) + " database file: mount the database directory"
+	}
+	return ""
 }
 
 // Detect recognises a database directory by the magic of its profile.db

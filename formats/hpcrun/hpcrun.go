@@ -12,6 +12,7 @@
 package hpcrun
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,6 +34,12 @@ var Format = vfs.Format{
 	Supports: "hpcrun profiles 02.00 (layouts A/B/C), 03.00 and 04.00 (sparse), *.hpcrun or measurement directories, with *.hpctrace",
 	Detect:   Detect,
 	Open:     Open,
+	Unsupported: func(path string, head []byte) string {
+		if bytes.HasPrefix(head, []byte("HPCRUN-")) {
+			return "hpcrun file of a version this build does not read"
+		}
+		return ""
+	},
 }
 
 const (

@@ -29,6 +29,12 @@ var Format = vfs.Format{
 	Supports: "ovni traces: spec v1, 1.0.x, 1.1-1.4, spec v2 (1.5-1.10), spec v3 (1.11+) (a directory of loom.*/proc.*/thread.*)",
 	Detect:   detect,
 	Open:     Open,
+	Unsupported: func(path string, head []byte) string {
+		if strings.HasSuffix(path, ".obs") {
+			return "ovni stream file: mount the trace directory (the one holding loom.*)"
+		}
+		return ""
+	},
 }
 
 func detect(path string) (string, bool) {

@@ -25,6 +25,13 @@ type Format struct {
 	// Open builds the tree of the source at path. Mount-time work only:
 	// headers and directory structure.
 	Open func(path string) (*Source, error)
+	// Unsupported names, in a few words, a file of this format's family
+	// that it recognises by its first bytes (head, at most 512) or its
+	// name but does not read, and says what to do instead ("hpcrun file
+	// of a version this build does not read"); "" when it does not know
+	// it. It is asked only after every format declined the file. nil for
+	// a format that knows no such file.
+	Unsupported func(path string, head []byte) string
 }
 
 // A Field is one key/value line of `hpcfs info`.
