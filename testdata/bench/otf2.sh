@@ -14,6 +14,14 @@
 #   (1.7x faster; the goal is 3x); C iterate 3.9 s, cat of every events.csv
 #   22.6 s (the goal is parity); first byte mid-view once sized 8-9 ms;
 #   peak RSS 70 MB (the goal is 64).
+# Measured 2026-11-28 (load average ~40; wall times vary 2x between runs
+# at that load, CPU times less): events.txt counted while sized, smaller
+# first reads, packed checkpoints. Two runs, wall (CPU):
+#   otf2-print 25.1 s (6.1 s), 28.8 s (6.2 s); fresh mount, stat + cat
+#   events.txt 9.0 s (4.6 s), 15.6 s (4.5 s): 2.8x and 1.8x faster by the
+#   wall, 1.3-1.4x less CPU; C iterate 2.2 s (0.8 s), 5.1 s (0.9 s); cat of
+#   every events.csv (render.Table since f3af7ff) 26.6 s (9.3 s), 35.4 s
+#   (10.1 s); first byte 2-26 ms; peak RSS 62.2 and 62.5 MB.
 set -euo pipefail
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
 gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
