@@ -184,6 +184,12 @@ func saveIndex(path string, codec StateCodec, size, step int64, cps []checkpoint
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(step))
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return writeAtomic(path, b)
+}
+
+// writeAtomic writes b to path through a temporary file renamed over it,
+// so that a reader never sees a file half written.
+func writeAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

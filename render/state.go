@@ -43,6 +43,13 @@ func (w *StateWriter) Raw(b []byte) *StateWriter {
 	return w
 }
 
+// String appends s: its length, then its bytes.
+func (w *StateWriter) String(s string) *StateWriter {
+	w.Uint(uint64(len(s)))
+	w.b = append(w.b, s...)
+	return w
+}
+
 // Bytes returns the encoded state.
 func (w *StateWriter) Bytes() []byte { return w.b }
 
@@ -88,6 +95,19 @@ func (r *StateReader) Int(lo, hi int64) int64 {
 
 // Bool reads a field written by StateWriter.Bool.
 func (r *StateReader) Bool() bool { return r.Uint(1) == 1 }
+
+// String reads a field written by StateWriter.String; a length beyond
+// the bytes left is bad.
+func (r *StateReader) String() string {
+	n := r.Uint(uint64(len(r.b)))
+	if r.bad || n > uint64(len(r.b)) {
+		r.bad = true
+		return ""
+	}
+	v := string(r.b[:n])
+	r.b = r.b[n:]
+	return v
+}
 
 // More reports whether bytes remain.
 func (r *StateReader) More() bool { return !r.bad && len(r.b) > 0 }

@@ -107,7 +107,8 @@ type checkpoint struct {
 // those of ExtraInputs), a view sized before (by any mount) reads its size
 // and checkpoints back instead of measuring them.
 // Views that ended on a data error are not indexed, so the error is
-// reported again on the next mount.
+// reported again on the next mount. A gen that is a Binder is given the
+// view's Binding too (to keep results of its own beside the index: Saved).
 func Stream(gen Generator, onDataError func(error)) View {
 	return &stream{gen: gen, onDataError: onDataError}
 }
@@ -149,6 +150,9 @@ func (s *stream) Bind(b Binding) {
 	s.indexDir, s.key = b.Options.IndexDir, b.Key
 	if s.onDataError == nil {
 		s.onDataError = b.Report
+	}
+	if g, ok := s.gen.(Binder); ok {
+		g.Bind(b)
 	}
 }
 

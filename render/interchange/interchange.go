@@ -239,5 +239,7 @@ event name, a state or a procedure, as trace.json names it):
                          0 to the last event's end in ` + strconv.Itoa(TimeBins) + ` equal bins; per bin and region
                          the exclusive time all threads spent in it within the bin (as
                          pipit's time_profile, in long form; cells of 0 left out)
+  Both read every event once, on first use; their sums are kept beside the on-disk
+  index (--index-dir), so a later mount of the same unchanged trace serves them at once
 `
 }

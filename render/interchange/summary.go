@@ -3,6 +3,7 @@ package interchange
 import (
 	"cmp"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -17,9 +18,13 @@ const TimeBins = 100
 // A summary is what summary/ shows of a trace: per track and region
 // (event name) its count and its inclusive and exclusive time, and the
 // exclusive time of each region in each of TimeBins bins. It reads every
-// track once per view on first use and keeps only the sums.
+// track once per view on first use and keeps only the sums, which it
+// saves beside the on-disk index (render.Saved) when no track ended on a
+// data error: a later mount of the same trace reads them back instead.
 type summary struct {
 	tr Trace
+
+	regSaved, binSaved render.Saved // set by Bind, before first use
 
 	once    sync.Once
 	regions []regionRow
@@ -27,6 +32,7 @@ type summary struct {
 	err     error // the first data error (the rows hold what came before)
 
 	binOnce sync.Once
+	binEnd  int64 // end when the bins were made
 	bins    []binRow
 	names   [][2]string // name and category of each binRow.region
 	binErr  error
@@ -96,6 +102,9 @@ func walk(tr Trace, fn func(track int, e *Event, children []span)) error {
 
 func (s *summary) regionRows() ([]regionRow, error) {
 	s.once.Do(func() {
+		if s.loadRegions() {
+			return
+		}
 		rows := map[regionKey]*regionRow{}
 		s.err = walk(s.tr, func(track int, e *Event, children []span) {
 			k := regionKey{track, e.Name, e.Cat}
@@ -122,8 +131,55 @@ func (s *summary) regionRows() ([]regionRow, error) {
 			return cmp.Or(cmp.Compare(a.track, b.track), cmp.Compare(b.inc, a.inc), cmp.Compare(b.count, a.count),
 				cmp.Compare(a.name, b.name), cmp.Compare(a.cat, b.cat))
 		})
+		if s.err == nil {
+			s.regSaved.Store(s.encodeRegions())
+		}
 	})
 	return s.regions, s.err
+}
+
+// encodeRegions is what regSaved keeps: the end, then the rows.
+func (s *summary) encodeRegions() []byte {
+	var w render.StateWriter
+	w.Int(s.end).Uint(uint64(len(s.regions)))
+	for _, r := range s.regions {
+		w.Uint(uint64(r.track)).String(r.name).String(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
+	}
+	return w.Bytes()
+}
+
+// openSaved is a reader of the bytes sv kept (nil when none), the end
+// they start with, and their length (which bounds every count in them).
+func openSaved(sv render.Saved) (r *render.StateReader, end int64, size uint64) {
+	b := sv.Load()
+	if b == nil {
+		return nil, 0, 0
+	}
+	r = render.NewStateReader(b)
+	return r, r.Int(0, math.MaxInt64), uint64(len(b))
+}
+
+// loadRegions reads the rows regSaved kept, checking every field; a
+// damaged file is removed (and the rows computed again).
+func (s *summary) loadRegions() bool {
+	r, end, size := openSaved(s.regSaved)
+	if r == nil {
+		return false
+	}
+	n := r.Uint(size / 6) // a row is 6 fields of a byte at least
+	tracks := uint64(len(s.tr.Tracks()))
+	rows := make([]regionRow, 0, n)
+	for range n {
+		row := regionRow{regionKey: regionKey{track: int(r.Uint(max(tracks, 1) - 1)), name: r.String(), cat: r.String()}}
+		row.count, row.inc, row.exc = r.Int(0, math.MaxInt64), r.Int(math.MinInt64, math.MaxInt64), r.Int(math.MinInt64, math.MaxInt64)
+		rows = append(rows, row)
+	}
+	if r.Err() != nil || (n > 0 && tracks == 0) {
+		s.regSaved.Discard()
+		return false
+	}
+	s.end, s.regions = end, rows
+	return true
 }
 
 // binEdge is where bin k starts: k/TimeBins of end, rounded down.
@@ -169,10 +225,14 @@ func binOf(end, t int64) int {
 
 func (s *summary) binRows() ([]binRow, error) {
 	s.binOnce.Do(func() {
+		if s.loadBins() {
+			return
+		}
 		if _, s.binErr = s.regionRows(); s.binErr != nil && !render.IsDataError(s.binErr) {
 			return
 		}
 		end := s.end
+		s.binEnd = end
 		cells := map[uint64]int64{}
 		regions := map[[2]string]int32{}
 		s.binErr = walk(s.tr, func(track int, e *Event, children []span) {
@@ -199,8 +259,47 @@ func (s *summary) binRows() ([]binRow, error) {
 			na, nb := &s.names[a.region], &s.names[b.region]
 			return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(na[0], nb[0]), cmp.Compare(na[1], nb[1]))
 		})
+		if s.binErr == nil {
+			s.binSaved.Store(s.encodeBins())
+		}
 	})
 	return s.bins, s.binErr
+}
+
+// encodeBins is what binSaved keeps: the end, the region names, the cells.
+func (s *summary) encodeBins() []byte {
+	var w render.StateWriter
+	w.Int(s.binEnd).Uint(uint64(len(s.names)))
+	for _, n := range s.names {
+		w.String(n[0]).String(n[1])
+	}
+	w.Uint(uint64(len(s.bins)))
+	for _, c := range s.bins {
+		w.Uint(uint64(c.bin)).Uint(uint64(c.region)).Int(c.exc)
+	}
+	return w.Bytes()
+}
+
+// loadBins reads the cells binSaved kept, checking every field.
+func (s *summary) loadBins() bool {
+	r, end, size := openSaved(s.binSaved)
+	if r == nil {
+		return false
+	}
+	names := make([][2]string, r.Uint(size/2))
+	for i := range names {
+		names[i] = [2]string{r.String(), r.String()}
+	}
+	bins := make([]binRow, r.Uint(size/3))
+	for i := range bins {
+		bins[i] = binRow{int32(r.Uint(TimeBins - 1)), int32(r.Uint(uint64(max(len(names), 1) - 1))), r.Int(math.MinInt64, math.MaxInt64)}
+	}
+	if r.Err() != nil || (len(bins) > 0 && len(names) == 0) {
+		s.binSaved.Discard()
+		return false
+	}
+	s.binEnd, s.names, s.bins = end, names, bins
+	return true
 }
 
 // rowsOf is a CSV view of header and n rows from rows, which plan
@@ -221,9 +320,18 @@ func rowsOf(header string, plan func() (int64, error), row func(dst []byte, i in
 	})
 }
 
+// savedRows is a Rows generator told its view's Binding (render.Stream
+// passes it on), to name the summary's saved results.
+type savedRows struct {
+	*render.Rows
+	bind func(render.Binding)
+}
+
+func (g savedRows) Bind(b render.Binding) { g.bind(b) }
+
 // regionsCSV is summary/regions.csv.
-func (s *summary) regionsCSV() *render.Rows {
-	return rowsOf("pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc\n", func() (int64, error) {
+func (s *summary) regionsCSV() savedRows {
+	return savedRows{rowsOf("pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc\n", func() (int64, error) {
 		rows, err := s.regionRows()
 		return int64(len(rows)), err
 	}, func(b []byte, i int64) []byte {
@@ -243,12 +351,12 @@ func (s *summary) regionsCSV() *render.Rows {
 			b = strconv.AppendInt(b, v, 10)
 		}
 		return append(b, '\n')
-	})
+	}), func(b render.Binding) { s.regSaved = render.SavedFor(b, "regions") }}
 }
 
 // timeProfileCSV is summary/time-profile.csv.
-func (s *summary) timeProfileCSV() *render.Rows {
-	return rowsOf("bin,t_ns,end_t_ns,name,category,duration_ns_exc\n", func() (int64, error) {
+func (s *summary) timeProfileCSV() savedRows {
+	return savedRows{rowsOf("bin,t_ns,end_t_ns,name,category,duration_ns_exc\n", func() (int64, error) {
 		rows, err := s.binRows()
 		return int64(len(rows)), err
 	}, func(b []byte, i int64) []byte {
@@ -256,7 +364,7 @@ func (s *summary) timeProfileCSV() *render.Rows {
 		k := int(r.bin)
 		name := &s.names[r.region]
 		b = strconv.AppendInt(b, int64(k), 10)
-		for _, v := range []int64{binEdge(s.end, k), binEdge(s.end, k+1)} {
+		for _, v := range []int64{binEdge(s.binEnd, k), binEdge(s.binEnd, k+1)} {
 			b = append(b, ',')
 			b = strconv.AppendInt(b, v, 10)
 		}
@@ -267,7 +375,7 @@ func (s *summary) timeProfileCSV() *render.Rows {
 		b = append(b, ',')
 		b = strconv.AppendInt(b, r.exc, 10)
 		return append(b, '\n')
-	})
+	}), func(b render.Binding) { s.binSaved = render.SavedFor(b, "bins") }}
 }
 
 // summaryDir is summary/ of a trace.

@@ -2,6 +2,8 @@ package interchange
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,4 +100,96 @@ func TestSummaryNested(t *testing.T) {
 	if lines[1] != "0,0,2,A,c,4" {
 		t.Errorf("first bin %q, want 0,0,2,A,c,4 (end 200: bins of 2 ns)", lines[1])
 	}
+}
+
+// noEvents is a trace whose tracks must not be read.
+type noEvents struct {
+	*listTrace
+	t *testing.T
+}
+
+func (n noEvents) Events(i int, pos Pos) (Events, error) {
+	n.t.Errorf("track %d read: the saved summary was not used", i)
+	return n.listTrace.Events(i, pos)
+}
+
+// summaryViews are regions.csv and time-profile.csv of tr bound as a mount
+// binds them, with the index in dir.
+func summaryViews(tr Trace, dir string) [2]render.View {
+	s := &summary{tr: tr}
+	var out [2]render.View
+	for i, g := range []savedRows{s.regionsCSV(), s.timeProfileCSV()} {
+		out[i] = render.Stream(g, nil)
+		out[i].(render.Binder).Bind(render.Binding{Options: render.Options{IndexDir: dir}, Key: "test/summary/" + strconv.Itoa(i)})
+	}
+	return out
+}
+
+// TestSummarySaved: a second mount of the same trace serves summary/ from
+// the sums the first one saved beside the index, without reading a track,
+// byte for byte as the first; a damaged saved file is found by its
+// checksum and the sums are made again.
+func TestSummarySaved(t *testing.T) {
+	tr := &listTrace{events: [][]Event{
+		{x("B", 10, 30), x("C", 40, 60), x("A", 0, 100)},
+		{x("A", 0, 50), x("A", 50, 200)},
+	}}
+	dir := t.TempDir()
+	first := summaryViews(tr, dir)
+	want := [2][]byte{readAll(t, first[0]), readAll(t, first[1])}
+	again := summaryViews(noEvents{tr, t}, dir)
+	for i, v := range again {
+		if got := readAll(t, v); string(got) != string(want[i]) {
+			t.Errorf("view %d from the saved sums:\n%s\nwant:\n%s", i, got, want[i])
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	if len(files) != 4 { // two indexes, two saved results
+		t.Fatalf("%d files in the index folder, want 4", len(files))
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		b[len(b)/2] ^= 0xff
+		os.WriteFile(f, b, 0o644)
+	}
+	var reported []error
+	s := &summary{tr: tr}
+	v := render.Stream(s.regionsCSV(), nil)
+	v.(render.Binder).Bind(render.Binding{Options: render.Options{IndexDir: dir}, Key: "test/summary/0",
+		Report: func(err error) { reported = append(reported, err) }})
+	if got := readAll(t, v); string(got) != string(want[0]) {
+		t.Errorf("regions.csv after damage:\n%s\nwant:\n%s", got, want[0])
+	}
+	if len(reported) != 1 { // the damaged index; the saved sums are made again silently
+		t.Errorf("reported %v, want the damaged index once", reported)
+	}
+}
+
+// FuzzSummarySaved: saved sums of any bytes are decoded without a panic
+// and with no allocation beyond their length, or rejected.
+func FuzzSummarySaved(f *testing.F) {
+	tr := &listTrace{events: [][]Event{{x("B", 10, 30), x("A", 0, 100)}, {x("A", 0, 50)}}}
+	s := &summary{tr: tr}
+	s.regionRows()
+	s.binRows()
+	f.Add(s.encodeRegions())
+	f.Add(s.encodeBins())
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		saved := render.SavedFor(render.Binding{Options: render.Options{IndexDir: dir}, Key: "fuzz"}, "x")
+		saved.Store(b)
+		s := &summary{tr: tr, regSaved: saved}
+		if s.loadRegions() {
+			for _, r := range s.regions {
+				_ = tr.Tracks()[r.track]
+			}
+		}
+		saved.Store(b)
+		s = &summary{tr: tr, binSaved: saved}
+		if s.loadBins() {
+			for _, c := range s.bins {
+				_ = s.names[c.region]
+			}
+		}
+	})
 }
