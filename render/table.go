@@ -205,8 +205,8 @@ func (t *Table) textHeader() []byte {
 		row.Str(c.Name)
 	}
 	var dst []byte
-	for i, c := range cols {
-		dst = appendTextCell(dst, i, c, row.cells[i], i == len(cols)-1)
+	for i := range cols {
+		dst = appendTextCell(dst, i, &cols[i], &row.cells[i], i == len(cols)-1)
 	}
 	return append(dst, '\n')
 }
@@ -370,16 +370,16 @@ func (t *Table) appendRow(dst []byte, cells []cell, csv bool) ([]byte, error) {
 			}
 			continue
 		}
-		if err := check(cols[i], cells[i]); err != nil {
+		if err := check(&cols[i], &cells[i]); err != nil {
 			return dst, err
 		}
 		if csv {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendCSVCell(dst, cols[i], cells[i])
+			dst = appendCSVCell(dst, &cols[i], &cells[i])
 		} else {
-			dst = appendTextCell(dst, i, cols[i], cells[i], i == len(cells)-1)
+			dst = appendTextCell(dst, i, &cols[i], &cells[i], i == len(cells)-1)
 		}
 	}
 	return append(dst, '\n'), nil
@@ -395,13 +395,13 @@ func (g *tableGen) rowLen(cells []cell) (int64, error) {
 		if g.csv && cells[i].kind == vEmpty {
 			continue
 		}
-		if err := check(cols[i], cells[i]); err != nil {
+		if err := check(&cols[i], &cells[i]); err != nil {
 			return 0, err
 		}
 		if g.csv {
-			n += csvCellLen(cols[i], cells[i])
+			n += csvCellLen(&cols[i], &cells[i])
 		} else {
-			n += textCellLen(i, cols[i], cells[i], i == len(cells)-1)
+			n += textCellLen(i, &cols[i], &cells[i], i == len(cells)-1)
 		}
 	}
 	return int64(n), nil
@@ -409,30 +409,20 @@ func (g *tableGen) rowLen(cells []cell) (int64, error) {
 
 // check reports a cell whose value does not fit its column: a bug in the
 // format, which fails the read instead of writing a wrong file.
-func check(col Column, c cell) error {
-	want := vEmpty
-	switch col.Kind {
-	case String:
-		want = vString
-	case Int, Ns:
-		want = vInt
-	case Uint, Hex:
-		want = vUint
-	case Float, Pct, PctHalfUp:
-		want = vFloat
-	case Number:
-		want = c.kind
+func check(col *Column, c *cell) error {
+	if c.kind == vEmpty || col.Kind == Number || int(col.Kind) < len(kindCell) && kindCell[col.Kind] == c.kind {
+		return nil
 	}
-	if c.kind != want && c.kind != vEmpty {
-		return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
-	}
-	return nil
+	return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
 }
+
+// kindCell is the kind of cell each column kind takes (Number takes any).
+var kindCell = [...]valueKind{String: vString, Int: vInt, Uint: vUint, Float: vFloat, Hex: vUint, Ns: vInt, Pct: vFloat, PctHalfUp: vFloat}
 
 // appendValue appends the cell's text, as CSV (exact) or text (rounded)
 // writes it, without quoting or alignment; a string as text views write
 // names (AppendName: control bytes as \xNN).
-func appendValue(dst []byte, col Column, c cell, csv bool) []byte {
+func appendValue(dst []byte, col *Column, c *cell, csv bool) []byte {
 	switch c.kind {
 	case vEmpty:
 		return dst
@@ -462,7 +452,7 @@ func appendValue(dst []byte, col Column, c cell, csv bool) []byte {
 }
 
 // valueLen is len(appendValue(nil, col, c, csv)), counted where it can be.
-func valueLen(col Column, c cell, csv bool) int {
+func valueLen(col *Column, c *cell, csv bool) int {
 	switch c.kind {
 	case vEmpty:
 		return 0
@@ -511,14 +501,14 @@ func HexLen(v uint64) int {
 	return n
 }
 
-func appendCSVCell(dst []byte, col Column, c cell) []byte {
+func appendCSVCell(dst []byte, col *Column, c *cell) []byte {
 	if c.kind == vString {
 		return AppendCSVField(dst, c.s)
 	}
 	return appendValue(dst, col, c, true)
 }
 
-func csvCellLen(col Column, c cell) int {
+func csvCellLen(col *Column, c *cell) int {
 	if c.kind == vString {
 		if plainCSV(c.s) {
 			return len(c.s)
@@ -534,7 +524,7 @@ func csvCellLen(col Column, c cell) int {
 
 // textWidth is the number of characters of a text cell (runes of a
 // string; a number's are bytes).
-func textWidth(col Column, c cell) int {
+func textWidth(col *Column, c *cell) int {
 	if c.kind == vString {
 		return utf8.RuneCountInString(EscapeName(c.s))
 	}
@@ -543,18 +533,15 @@ func textWidth(col Column, c cell) int {
 
 // textPad is the number of blanks before (right-aligned) or after
 // (left-aligned String) a text cell of n bytes in column i.
-func textPad(i int, col Column, n int) int {
+func textPad(i int, col *Column, n int) int {
 	n += len(col.sep(i))
 	return max(col.Width-n, 0)
 }
 
-func appendTextCell(dst []byte, i int, col Column, c cell, last bool) []byte {
+func appendTextCell(dst []byte, i int, col *Column, c *cell, last bool) []byte {
 	dst = append(dst, col.sep(i)...)
 	pad := textPad(i, col, textWidth(col, c))
 	left := col.Kind == String
-	if c.kind == vString && !left { // a header over numbers
-		col.Kind = String
-	}
 	if !left {
 		dst = appendBlanks(dst, pad)
 	}
@@ -565,7 +552,7 @@ func appendTextCell(dst []byte, i int, col Column, c cell, last bool) []byte {
 	return dst
 }
 
-func textCellLen(i int, col Column, c cell, last bool) int {
+func textCellLen(i int, col *Column, c *cell, last bool) int {
 	n := valueLen(col, c, false)
 	pad := textPad(i, col, textWidth(col, c))
 	if col.Kind == String && last {

@@ -2,6 +2,7 @@ package hpcrun
 
 import (
 	"io"
+	"math"
 	"path"
 	"strconv"
 
@@ -10,18 +11,17 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// cctColumns is the column layout of cct.csv shared by all epochs: the
+// cctLayout is the column layout of cct.csv shared by all epochs: the
 // union of the metric columns, in order of first appearance.
-type cctColumns struct {
+type cctLayout struct {
 	lush    bool
 	names   []string
-	byEpoch [][]int // epoch -> metric index -> column
-	lmField [][][]byte
-	header  []byte
+	byEpoch [][]int    // epoch -> metric index -> column
+	lmNames [][]string // epoch -> load module id -> name
 }
 
-func (p *profile) columns(f *hpcrun.File) *cctColumns {
-	c := &cctColumns{}
+func (p *profile) cctLayout(f *hpcrun.File) *cctLayout {
+	c := &cctLayout{}
 	col := map[string]int{}
 	for _, e := range f.Epochs {
 		c.lush = c.lush || e.LogicalUnwind()
@@ -38,251 +38,199 @@ func (p *profile) columns(f *hpcrun.File) *cctColumns {
 			idx = append(idx, j)
 		}
 		c.byEpoch = append(c.byEpoch, idx)
-		fields := make([][]byte, 0, len(e.LoadModules)+1)
+		var names []string
 		for _, lm := range e.LoadModules {
 			id := int(lm.ID)
-			for len(fields) <= id {
-				fields = append(fields, nil)
+			for len(names) <= id {
+				names = append(names, "")
 			}
-			fields[id] = render.AppendCSVField(nil, lm.Name)
+			names[id] = lm.Name
 		}
-		c.lmField = append(c.lmField, fields)
+		c.lmNames = append(c.lmNames, names)
 	}
-	h := []byte("epoch,ctx_id,parent_id,depth,is_leaf,module_id,module,offset," + symbols.CSVColumns)
-	if c.lush {
-		h = append(h, ",lush_assoc,lush_lip"...)
-	}
-	for _, n := range c.names {
-		h = append(h, ',')
-		h = append(h, n...)
-		h = append(h, "_inc,"...)
-		h = append(h, n...)
-		h = append(h, "_exc"...)
-	}
-	c.header = append(h, '\n')
 	return c
 }
 
-// cctPos is a position in cct.csv or cct.txt: before the header, or at
-// node (order index for cct.txt) of an epoch.
+// columns are cct.csv's columns.
+func (c *cctLayout) columns() []render.Column {
+	cols := []render.Column{
+		{Name: "epoch", Kind: render.Uint},
+		{Name: "ctx_id", Kind: render.Uint},
+		{Name: "parent_id", Kind: render.Uint},
+		{Name: "depth", Kind: render.Uint},
+		{Name: "is_leaf", Kind: render.Uint},
+		{Name: "module_id", Kind: render.Uint},
+		{Name: "module"},
+		{Name: "offset", Kind: render.Hex},
+	}
+	cols = append(cols, symbols.Columns...)
+	if c.lush {
+		cols = append(cols, render.Column{Name: "lush_assoc"}, render.Column{Name: "lush_lip"})
+	}
+	for _, n := range c.names {
+		cols = append(cols, render.Column{Name: n + "_inc", Kind: render.Number}, render.Column{Name: n + "_exc", Kind: render.Number})
+	}
+	return cols
+}
+
+// cctTable is cct.csv: one row per CCT node of every epoch, in file
+// order, with inclusive sums; positions are (epoch, node).
+func (p *profile) cctTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			f, err := p.open()
+			if err != nil {
+				return (&cctLayout{}).columns()
+			}
+			return p.cctLayout(f).columns()
+		},
+		Inputs: p.symbolFiles, // names come from the binaries
+		Open: func(pos []byte) (render.Scanner, error) {
+			f, err := p.open()
+			if err != nil {
+				return nil, err
+			}
+			a, err := p.analysis()
+			if err != nil {
+				return nil, err
+			}
+			s := &cctScan{p: p, f: f, a: a, cols: p.cctLayout(f)}
+			if len(pos) > 0 {
+				r := render.NewStateReader(pos)
+				s.epoch, s.node = int(r.Uint(uint64(len(f.Epochs)))), r.Uint(math.MaxUint64)
+				if err := r.Err(); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		},
+	}
+}
+
+type cctScan struct {
+	p     *profile
+	f     *hpcrun.File
+	a     *analysis
+	cols  *cctLayout
+	epoch int
+	node  uint64
+	nr    *hpcrun.NodeReader
+	n     hpcrun.Node
+	vals  []int // column -> metric index in this epoch, -1 for none
+	buf   []byte
+}
+
+func (s *cctScan) Pos() []byte {
+	return (&render.StateWriter{}).Uint(uint64(s.epoch)).Uint(s.node).Bytes()
+}
+
+// seek moves past finished epochs and prepares the node reader; an error
+// (io.EOF at the end) ends the view.
+func (s *cctScan) seek() error {
+	for {
+		if s.epoch >= len(s.f.Epochs) {
+			return io.EOF
+		}
+		ea := s.a.epochs[s.epoch]
+		if s.node < ea.n {
+			break
+		}
+		if ea.err != nil {
+			return ea.err
+		}
+		if e := s.f.Epochs[s.epoch]; e.Complete < e.Announced {
+			return s.f.Problems.Err()
+		}
+		s.epoch++
+		s.node = 0
+		s.nr = nil
+	}
+	if s.nr == nil || s.nr.Index() != s.node {
+		s.nr = s.f.NodeReader(s.f.Epochs[s.epoch], s.node)
+		s.vals = make([]int, len(s.cols.names))
+		for k := range s.vals {
+			s.vals[k] = -1
+		}
+		for mi, col := range s.cols.byEpoch[s.epoch] {
+			s.vals[col] = mi
+		}
+	}
+	return nil
+}
+
+func (s *cctScan) Scan(row *render.Row) error {
+	if err := s.seek(); err != nil {
+		return err
+	}
+	e := s.f.Epochs[s.epoch]
+	ea := s.a.epochs[s.epoch]
+	i := s.node
+	if err := s.nr.Next(&s.n); err != nil {
+		return err
+	}
+	n := &s.n
+	inner := ea.hasChildren(i)
+	leaf := uint64(0)
+	if n.IsLeaf() || e.Sparse && !inner {
+		leaf = 1
+	}
+	row.Uint(uint64(s.epoch)).Uint(uint64(n.AbsID())).Uint(uint64(n.Parent)).Uint(uint64(ea.depth.get(i))).Uint(leaf).Uint(uint64(n.LMID))
+	lmNames := s.cols.lmNames[s.epoch]
+	switch {
+	case e.Sparse && n.LMID == 0: // the placeholder name stored in the ip
+		row.Str(hpcrun.PlaceholderName(n.IP))
+	case int(n.LMID) < len(lmNames):
+		row.Str(lmNames[n.LMID])
+	default:
+		row.Empty()
+	}
+	row.Uint(n.IP)
+	symbols.Cells(row, s.p.m.frames(e, n.LMID, n.IP, inner))
+	if s.cols.lush {
+		if e.LogicalUnwind() {
+			s.buf = appendAssoc(s.buf[:0], n.Assoc)
+			row.Str(string(s.buf))
+			s.buf = appendLIP(s.buf[:0], n.LIP)
+			row.Str(string(s.buf))
+		} else {
+			row.Empty().Empty()
+		}
+	}
+	var inc []uint64
+	if inner {
+		inc = ea.incOf(i)
+	}
+	for _, mi := range s.vals {
+		if mi < 0 {
+			row.Empty().Empty()
+			continue
+		}
+		real := ea.realMetric[mi]
+		if inner {
+			valueCell(row, inc[mi], real)
+		} else { // a leaf's inclusive value is its exclusive one
+			valueCell(row, n.Values[mi], real)
+		}
+		valueCell(row, n.Values[mi], real)
+	}
+	s.node++
+	return nil
+}
+
+// rowsPerNext is the nodes of cct.txt rendered at a time.
+const rowsPerNext = 64
+
+// cct.txt is not a table: each epoch is a header line and the tree in
+// value order, each line indented by its depth; its cursor walks the
+// epochs with a block cache of the nodes (nodeCache), and its positions
+// are cctPos values (posGen).
+
+// cctPos is a position in cct.txt: before an epoch's header line, or at
+// node (order index) of an epoch.
 type cctPos struct {
 	started bool
 	epoch   int
 	node    uint64
-}
-
-type cctCSV struct {
-	p    *profile
-	f    *hpcrun.File
-	a    *analysis
-	cols *cctColumns
-	pos  cctPos
-	nr   *hpcrun.NodeReader
-	n    hpcrun.Node
-	vals []int // column -> metric index in this epoch, -1 for none
-}
-
-func (p *profile) startCCTCSV(state any) (render.Cursor, error) {
-	f, err := p.open()
-	if err != nil {
-		return nil, err
-	}
-	a, err := p.analysis()
-	if err != nil {
-		return nil, err
-	}
-	c := &cctCSV{p: p, f: f, a: a, cols: p.columns(f)}
-	if s, ok := state.(cctPos); ok {
-		c.pos = s
-	}
-	return c, nil
-}
-
-func (c *cctCSV) State() any { return c.pos }
-
-const rowsPerNext = 64
-
-// seek moves past finished epochs and prepares the node reader; done
-// reports the end of the view (with the error that ended it, if any).
-func (c *cctCSV) seek() (done bool, err error) {
-	for {
-		if c.pos.epoch >= len(c.f.Epochs) {
-			return true, io.EOF
-		}
-		ea := c.a.epochs[c.pos.epoch]
-		if c.pos.node < ea.n {
-			break
-		}
-		if ea.err != nil {
-			return true, ea.err
-		}
-		if e := c.f.Epochs[c.pos.epoch]; e.Complete < e.Announced {
-			return true, c.f.Problems.Err()
-		}
-		c.pos.epoch++
-		c.pos.node = 0
-		c.nr = nil
-	}
-	if c.nr == nil || c.nr.Index() != c.pos.node {
-		c.nr = c.f.NodeReader(c.f.Epochs[c.pos.epoch], c.pos.node)
-		c.vals = make([]int, len(c.cols.names))
-		for k := range c.vals {
-			c.vals[k] = -1
-		}
-		for mi, col := range c.cols.byEpoch[c.pos.epoch] {
-			c.vals[col] = mi
-		}
-	}
-	return false, nil
-}
-
-func (c *cctCSV) Next(dst []byte) ([]byte, error) {
-	if !c.pos.started {
-		c.pos.started = true
-		return append(dst, c.cols.header...), nil
-	}
-	if done, err := c.seek(); done {
-		return dst, err
-	}
-	e := c.f.Epochs[c.pos.epoch]
-	ea := c.a.epochs[c.pos.epoch]
-	lmFields := c.cols.lmField[c.pos.epoch]
-	var prefix [24]byte
-	epoch := append(strconv.AppendInt(prefix[:0], int64(c.pos.epoch), 10), ',')
-	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
-		i := c.pos.node
-		if err := c.nr.Next(&c.n); err != nil {
-			return dst, err
-		}
-		n := &c.n
-		dst = append(dst, epoch...)
-		dst = render.AppendUint(dst, uint64(n.AbsID()))
-		dst = append(dst, ',')
-		dst = render.AppendUint(dst, uint64(n.Parent))
-		dst = append(dst, ',')
-		dst = render.AppendUint(dst, uint64(ea.depth.get(i)))
-		inner := ea.hasChildren(i)
-		if n.IsLeaf() || e.Sparse && !inner {
-			dst = append(dst, ",1,"...)
-		} else {
-			dst = append(dst, ",0,"...)
-		}
-		dst = render.AppendUint(dst, uint64(n.LMID))
-		dst = append(dst, ',')
-		dst = appendLMField(dst, e, lmFields, n)
-		dst = append(dst, ',')
-		dst = render.AppendHexPadded(dst, n.IP, 0)
-		dst = append(dst, ',')
-		dst = symbols.AppendCSV(dst, c.p.m.frames(e, n.LMID, n.IP, inner))
-		if c.cols.lush {
-			dst = c.appendLush(dst, e, n)
-		}
-		var inc []uint64
-		if inner {
-			inc = ea.incOf(i)
-		}
-		for _, mi := range c.vals {
-			dst = append(dst, ',')
-			if mi < 0 {
-				dst = append(dst, ',')
-				continue
-			}
-			real := ea.realMetric[mi]
-			if !inner { // a leaf's inclusive value is its exclusive one
-				at := len(dst)
-				dst = appendValue(dst, n.Values[mi], real)
-				dst = append(dst, ',')
-				dst = append(dst, dst[at:len(dst)-1]...)
-				continue
-			}
-			dst = appendValue(dst, inc[mi], real)
-			dst = append(dst, ',')
-			dst = appendValue(dst, n.Values[mi], real)
-		}
-		dst = append(dst, '\n')
-		c.pos.node++
-	}
-	return dst, nil
-}
-
-// appendLMField appends the load_module column: the load module's name,
-// or for lm_id 0 of a 04.00 file the placeholder name stored in the ip.
-func appendLMField(dst []byte, e *hpcrun.Epoch, lmFields [][]byte, n *hpcrun.Node) []byte {
-	if e.Sparse && n.LMID == 0 {
-		return render.AppendCSVField(dst, hpcrun.PlaceholderName(n.IP))
-	}
-	if int(n.LMID) < len(lmFields) {
-		return append(dst, lmFields[n.LMID]...)
-	}
-	return dst
-}
-
-func (c *cctCSV) appendLush(dst []byte, e *hpcrun.Epoch, n *hpcrun.Node) []byte {
-	dst = append(dst, ',')
-	if e.LogicalUnwind() {
-		dst = appendAssoc(dst, n.Assoc)
-		dst = append(dst, ',')
-		return appendLIP(dst, n.LIP)
-	}
-	return append(dst, ',')
-}
-
-// NextLen measures what Next would append, from digit counts.
-func (c *cctCSV) NextLen() (int64, error) {
-	if !c.pos.started {
-		c.pos.started = true
-		return int64(len(c.cols.header)), nil
-	}
-	if done, err := c.seek(); done {
-		return 0, err
-	}
-	e := c.f.Epochs[c.pos.epoch]
-	ea := c.a.epochs[c.pos.epoch]
-	lmFields := c.cols.lmField[c.pos.epoch]
-	epochLen := render.DecimalLen(uint64(c.pos.epoch))
-	var total int64
-	for k := 0; k < rowsPerNext && c.pos.node < ea.n; k++ {
-		i := c.pos.node
-		if err := c.nr.Next(&c.n); err != nil {
-			return total, err
-		}
-		n := &c.n
-		l := epochLen + 1 + render.DecimalLen(uint64(n.AbsID())) + 1 + render.DecimalLen(uint64(n.Parent)) + 1 + render.DecimalLen(uint64(ea.depth.get(i))) + 3 +
-			render.DecimalLen(uint64(n.LMID)) + 1 + 3 + hexLen(n.IP) + 1
-		if int(n.LMID) < len(lmFields) && !(e.Sparse && n.LMID == 0) {
-			l += len(lmFields[n.LMID])
-		} else {
-			var buf [32]byte
-			l += len(appendLMField(buf[:0], e, lmFields, n))
-		}
-		if c.cols.lush {
-			var buf [96]byte
-			l += len(c.appendLush(buf[:0], e, n))
-		}
-		inner := ea.hasChildren(i)
-		var sym [256]byte
-		l += 1 + len(symbols.AppendCSV(sym[:0], c.p.m.frames(e, n.LMID, n.IP, inner)))
-		var inc []uint64
-		if inner {
-			inc = ea.incOf(i)
-		}
-		for _, mi := range c.vals {
-			if mi < 0 {
-				l += 2
-				continue
-			}
-			real := ea.realMetric[mi]
-			exc := valueLen(n.Values[mi], real)
-			if !inner {
-				l += 2 + 2*exc
-				continue
-			}
-			l += 2 + exc + valueLen(inc[mi], real)
-		}
-		total += int64(l)
-		c.pos.node++
-	}
-	return total, nil
 }
 
 type cctTxt struct {

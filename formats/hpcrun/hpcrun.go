@@ -285,6 +285,9 @@ func hexID(s string) string {
 	return "0x" + s
 }
 
+// noHeader is the preamble of a text table without a header line.
+func noHeader() ([]byte, error) { return nil, nil }
+
 // entries lists the profile's views; the directory calls it once.
 func (p *profile) entries() []vfs.Entry {
 	var out []vfs.Entry
@@ -296,12 +299,12 @@ func (p *profile) entries() []vfs.Entry {
 	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
 	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
 	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
-	add("cct.csv", render.Stream(posGen{p.startCCTCSV, p.symbolFiles}, rep("cct.csv")))
+	add("cct.csv", p.cctTable().CSV())
 	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, rep("cct.txt")))
 	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
 	if p.tracePath != "" {
-		add("trace.txt", render.Stream(&traceGen{p: p, text: true}, rep("trace.txt")))
-		add("trace.csv", render.Stream(&traceGen{p: p}, rep("trace.csv")))
+		add("trace.txt", p.traceTable(true).Text(noHeader))
+		add("trace.csv", p.traceTable(false).CSV())
 	}
 	return out
 }

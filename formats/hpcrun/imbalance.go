@@ -56,7 +56,7 @@ func (m *mount) imbalance() *imbalance {
 			if err != nil {
 				continue
 			}
-			cols := p.columns(f)
+			cols := p.cctLayout(f)
 			local := map[int32][]float64{} // merged context -> this profile's inclusive values by metric
 			for ei, ea := range a.epochs {
 				e := ea.e

@@ -9,7 +9,7 @@ import (
 // The big views are render.Stream views: their cursor states are written
 // to the on-disk index so that a second mount sizes them at once.
 
-// posGen is a generator whose states are cctPos values (cct.csv, cct.txt);
+// posGen is a generator whose states are cctPos values (cct.txt);
 // its rows name functions from the binaries that inputs lists.
 type posGen struct {
 	start  func(state any) (render.Cursor, error)
@@ -21,9 +21,6 @@ func (g posGen) Start(state any) (render.Cursor, error) { return g.start(state) 
 // ExtraInputs are the binaries the rows take names from: their identity
 // joins the view's index key.
 func (g posGen) ExtraInputs() []string { return g.inputs() }
-
-// ExtraInputs are the binaries the trace's frames take names from.
-func (g *traceGen) ExtraInputs() []string { return g.p.symbolFiles() }
 
 func (posGen) EncodeState(state any) []byte {
 	s := state.(cctPos)
@@ -54,22 +51,8 @@ func (ptGen) DecodeState(b []byte) (any, error) {
 	return s, r.Err()
 }
 
-// EncodeState writes a trace record index (-1 = the CSV header).
-func (g *traceGen) EncodeState(state any) []byte {
-	var w render.StateWriter
-	return w.Int(state.(int64)).Bytes()
-}
-
-func (g *traceGen) DecodeState(b []byte) (any, error) {
-	r := render.NewStateReader(b)
-	v := r.Int(-1, math.MaxInt64)
-	return v, r.Err()
-}
-
 var (
 	_ render.StateCodec  = posGen{}
 	_ render.ExtraInputs = posGen{}
-	_ render.ExtraInputs = (*traceGen)(nil)
 	_ render.StateCodec  = ptGen(nil)
-	_ render.StateCodec  = (*traceGen)(nil)
 )

@@ -15,7 +15,6 @@ func TestStateCodecs(t *testing.T) {
 	}{
 		{posGen{}, []any{cctPos{}, cctPos{started: true}, cctPos{started: true, epoch: 3, node: 1<<40 + 5}}},
 		{ptGen(nil), []any{ptPos{}, ptPos{part: 7, node: 123456789}}},
-		{&traceGen{}, []any{int64(-1), int64(0), int64(1 << 50)}},
 	}
 	for _, tt := range tests {
 		for _, s := range tt.states {

@@ -40,7 +40,7 @@ func unitOf(col string, m *hpcrun.Metric) metricUnit {
 }
 
 // interchangeMetrics are the cct.csv columns as interchange metrics.
-func (p *profile) interchangeMetrics(f *hpcrun.File, cols *cctColumns) []metricUnit {
+func (p *profile) interchangeMetrics(f *hpcrun.File, cols *cctLayout) []metricUnit {
 	out := make([]metricUnit, len(cols.names))
 	done := make([]bool, len(cols.names))
 	for ei, e := range f.Epochs {
@@ -62,7 +62,7 @@ func (p *profile) tree() (*interchange.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := p.columns(f)
+	cols := p.cctLayout(f)
 	units := p.interchangeMetrics(f, cols)
 	ms := make([]interchange.Metric, len(units))
 	for i, u := range units {

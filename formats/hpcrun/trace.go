@@ -2,8 +2,8 @@ package hpcrun
 
 import (
 	"io"
+	"math"
 	"sort"
-	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/symbols"
@@ -16,7 +16,7 @@ type nodeLookup struct {
 	ids   []uint32 // sorted
 	lm    []uint16
 	ip    []uint64
-	field [][]byte // CSV field of each load module id
+	names []string // name of each load module id
 }
 
 func (p *profile) openTrace() (*hpcrun.Trace, *nodeLookup, error) {
@@ -61,10 +61,10 @@ func buildLookup(f *hpcrun.File) *nodeLookup {
 		l.ids[i], l.lm[i], l.ip[i] = x.id, x.lm, x.ip
 	}
 	for _, lm := range e.LoadModules {
-		for len(l.field) <= int(lm.ID) {
-			l.field = append(l.field, nil)
+		for len(l.names) <= int(lm.ID) {
+			l.names = append(l.names, "")
 		}
-		l.field[lm.ID] = render.AppendCSVField(nil, lm.Name)
+		l.names[lm.ID] = lm.Name
 	}
 	return l
 }
@@ -81,119 +81,138 @@ func (l *nodeLookup) find(id uint32) (int, bool) {
 	return 0, false
 }
 
-type traceGen struct {
-	p    *profile
-	text bool
+// traceTable is trace.csv, or trace.txt (text): one row per trace
+// sample, with its CCT node's location; positions are sample indexes.
+func (p *profile) traceTable(text bool) *render.Table {
+	t := &render.Table{
+		Inputs: p.symbolFiles, // the .hpctrace is one of the source's inputs
+		Open: func(pos []byte) (render.Scanner, error) {
+			t, l, err := p.openTrace()
+			if err != nil {
+				return nil, err
+			}
+			s := &traceScan{p: p, t: t, l: l, text: text, samples: make([]hpcrun.Sample, rowsPerNext), scale: 1}
+			if !text {
+				if f, _ := p.open(); f != nil && f.Version < "03.00" {
+					s.scale = 1000 // hpcrun 02.00 wrote microseconds
+				}
+				if n, _ := t.ReadSamples(s.samples[:1], 0); n == 1 {
+					s.first = s.samples[0].Time * s.scale
+				}
+			}
+			if len(pos) > 0 {
+				r := render.NewStateReader(pos)
+				s.next = int64(r.Uint(math.MaxInt64))
+				if err := r.Err(); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		},
+	}
+	if text {
+		t.Columns = traceTxtColumns
+		return t
+	}
+	t.Layout = func() []render.Column {
+		cols := append(append([]render.Column(nil), traceColumns...), symbols.Columns...)
+		if tr, _, err := p.openTrace(); err == nil && tr.DataCentric() {
+			cols = append(cols, render.Column{Name: "metric_id", Kind: render.Uint})
+		}
+		return cols
+	}
+	return t
 }
 
-type traceCursor struct {
-	g       *traceGen
+var traceColumns = []render.Column{
+	{Name: "time_ns", Kind: render.Uint},
+	{Name: "t_ns", Kind: render.Number},
+	{Name: "ctx_id", Kind: render.Uint},
+	{Name: "module_id", Kind: render.Uint},
+	{Name: "module"},
+	{Name: "offset", Kind: render.Hex},
+}
+
+// traceTxtColumns are trace.txt's: the time as stored, the node id and
+// its module+0xip with the function at it.
+var traceTxtColumns = []render.Column{
+	{Name: "time", Kind: render.Uint},
+	{Name: "ctx_id", Kind: render.Uint, Sep: "  "},
+	{Name: "location", Sep: "  "},
+}
+
+type traceScan struct {
+	p       *profile
 	t       *hpcrun.Trace
 	l       *nodeLookup
+	text    bool
 	scale   uint64 // time_ns per unit of the trace's times
 	first   uint64 // time_ns of the first sample, the origin of t_ns
-	i       int64  // next record; -1 = header
+	next    int64  // the next sample's index
 	samples []hpcrun.Sample
+	buf     []hpcrun.Sample // read ahead: samples next, next+1, ...
+	loc     []byte
 }
 
-func (g *traceGen) Start(state any) (render.Cursor, error) {
-	t, l, err := g.p.openTrace()
-	if err != nil {
-		return nil, err
-	}
-	c := &traceCursor{g: g, t: t, l: l, i: -1, samples: make([]hpcrun.Sample, rowsPerNext), scale: 1}
-	if g.text {
-		c.i = 0
-	} else {
-		if f, _ := g.p.open(); f != nil && f.Version < "03.00" {
-			c.scale = 1000 // hpcrun 02.00 wrote microseconds
-		}
-		if n, _ := t.ReadSamples(c.samples[:1], 0); n == 1 {
-			c.first = c.samples[0].Time * c.scale
-		}
-	}
-	if s, ok := state.(int64); ok {
-		c.i = s
-	}
-	return c, nil
-}
+func (s *traceScan) Pos() []byte { return (&render.StateWriter{}).Uint(uint64(s.next)).Bytes() }
 
-func (c *traceCursor) State() any { return c.i }
-
-func (c *traceCursor) Next(dst []byte) ([]byte, error) {
-	if c.i < 0 {
-		c.i = 0
-		dst = append(dst, "time_ns,t_ns,ctx_id,module_id,module,offset,"+symbols.CSVColumns...)
-		if c.t.DataCentric() {
-			dst = append(dst, ",metric_id"...)
-		}
-		return append(dst, '\n'), nil
-	}
-	n, err := c.t.ReadSamples(c.samples, c.i)
-	if err == io.EOF {
-		if c.t.Problems.Err() != nil {
-			return dst, c.t.Problems.Err()
-		}
-		return dst, io.EOF
-	}
-	if err != nil {
-		return dst, err
-	}
-	for _, s := range c.samples[:n] {
-		k, ok := c.l.find(s.NodeID)
-		if !c.g.text {
-			ns := s.Time * c.scale
-			dst = strconv.AppendUint(dst, ns, 10)
-			dst = append(dst, ',')
-			if ns >= c.first {
-				dst = strconv.AppendUint(dst, ns-c.first, 10)
-			} else {
-				dst = append(dst, '-')
-				dst = strconv.AppendUint(dst, c.first-ns, 10)
+func (s *traceScan) Scan(row *render.Row) error {
+	if len(s.buf) == 0 {
+		n, err := s.t.ReadSamples(s.samples, s.next)
+		if err == io.EOF {
+			if s.t.Problems.Err() != nil {
+				return s.t.Problems.Err()
 			}
-		} else {
-			dst = strconv.AppendUint(dst, s.Time, 10)
+			return io.EOF
 		}
-		if c.g.text {
-			dst = append(dst, "  "...)
-			dst = strconv.AppendUint(dst, uint64(s.NodeID), 10)
-			dst = append(dst, "  "...)
-			if ok {
-				dst = appendLocation(dst, c.l.e, c.l.lm[k], c.l.ip[k])
-				dst = c.g.p.m.appendFrame(dst, c.l.e, c.l.lm[k], c.l.ip[k], false)
-			} else {
-				dst = append(dst, '?')
-			}
-			dst = append(dst, '\n')
-			continue
+		if err != nil {
+			return err
 		}
-		dst = append(dst, ',')
-		dst = strconv.AppendUint(dst, uint64(s.NodeID), 10)
-		dst = append(dst, ',')
+		s.buf = s.samples[:n]
+	}
+	smp := s.buf[0]
+	s.buf = s.buf[1:]
+	s.next++
+	k, ok := s.l.find(smp.NodeID)
+	if s.text {
+		s.loc = append(s.loc[:0], '?')
 		if ok {
-			lm := c.l.lm[k]
-			dst = strconv.AppendUint(dst, uint64(lm), 10)
-			dst = append(dst, ',')
-			switch {
-			case lm == 0 && c.l.e != nil && c.l.e.Sparse: // a placeholder, named as in cct.csv
-				dst = render.AppendCSVField(dst, hpcrun.PlaceholderName(c.l.ip[k]))
-			case int(lm) < len(c.l.field):
-				dst = append(dst, c.l.field[lm]...)
-			}
-			dst = append(dst, ",0x"...)
-			dst = strconv.AppendUint(dst, c.l.ip[k], 16)
-			dst = append(dst, ',')
-			dst = symbols.AppendCSV(dst, c.g.p.m.frames(c.l.e, c.l.lm[k], c.l.ip[k], false))
-		} else {
-			dst = append(dst, ",,,"...)
-			dst = symbols.AppendCSV(dst, nil)
+			s.loc = appendLocation(s.loc[:0], s.l.e, s.l.lm[k], s.l.ip[k])
+			s.loc = s.p.m.appendFrame(s.loc, s.l.e, s.l.lm[k], s.l.ip[k], false)
 		}
-		if c.t.DataCentric() {
-			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(s.MetricID), 10)
-		}
-		dst = append(dst, '\n')
+		row.Uint(smp.Time).Uint(uint64(smp.NodeID)).Str(string(s.loc))
+		return nil
 	}
-	c.i += int64(n)
-	return dst, nil
+	ns := smp.Time * s.scale
+	row.Uint(ns)
+	switch {
+	case ns >= s.first:
+		row.Uint(ns - s.first)
+	case s.first-ns <= math.MaxInt64:
+		row.Int(-int64(s.first - ns))
+	default: // beyond int64 (out of order by centuries): written as it is
+		row.Str("-" + string(render.AppendUint(nil, s.first-ns)))
+	}
+	row.Uint(uint64(smp.NodeID))
+	if ok {
+		lm := s.l.lm[k]
+		row.Uint(uint64(lm))
+		switch {
+		case lm == 0 && s.l.e != nil && s.l.e.Sparse: // a placeholder, named as in cct.csv
+			row.Str(hpcrun.PlaceholderName(s.l.ip[k]))
+		case int(lm) < len(s.l.names):
+			row.Str(s.l.names[lm])
+		default:
+			row.Empty()
+		}
+		row.Uint(s.l.ip[k])
+		symbols.Cells(row, s.p.m.frames(s.l.e, lm, s.l.ip[k], false))
+	} else {
+		row.Empty().Empty().Empty()
+		symbols.Cells(row, nil)
+	}
+	if s.t.DataCentric() {
+		row.Uint(uint64(smp.MetricID))
+	}
+	return nil
 }
