@@ -163,7 +163,7 @@ func Open(path string) (*vfs.Source, error) {
 	m.src.Errors.ReportRenames("", fromData, names)
 	root := m.src.Root
 	root.AddFile("README.txt", render.Bytes(m.readme, nil))
-	root.AddFile("profiles.csv", render.Bytes(m.profilesCSV, m.src.Errors.Reporter("profiles.csv")))
+	root.AddFile("profiles.csv", m.profilesTable().SmallCSV(m.src.Errors.Reporter("profiles.csv")))
 	root.AddFile("imbalance.csv", m.imbalanceTable().CSV())
 	var traced []*profile
 	for _, p := range m.profiles {
@@ -297,8 +297,8 @@ func (p *profile) entries() []vfs.Entry {
 		add("hpcproftt.txt", render.Stream(ptGen(p.startProftt), rep("hpcproftt.txt")))
 	}
 	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
-	add("metrics.csv", render.Bytes(p.metricsCSV, rep("metrics.csv")))
-	add("loadmap.csv", render.Bytes(p.loadmapCSV, rep("loadmap.csv")))
+	add("metrics.csv", p.metricsTable().SmallCSV(rep("metrics.csv")))
+	add("loadmap.csv", p.loadmapTable().SmallCSV(rep("loadmap.csv")))
 	add("cct.csv", p.cctTable().CSV())
 	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, rep("cct.txt")))
 	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)

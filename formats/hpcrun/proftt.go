@@ -105,8 +105,8 @@ func appendEpochHeader(dst []byte, e *hpcrun.Epoch) []byte {
 	dst = fmt.Appendf(dst, "]\n[metric-tbl: (num-entries: %d)\n", len(e.Metrics))
 	for i := range e.Metrics {
 		m := &e.Metrics[i]
-		dst = fmt.Appendf(dst, "  [(nm: %s) (desc: %s) ((ty: %d) (val-ty: %d) (val-fmt: %d) (partner: %d) (show: %d) (showPercent: %s)) (period: %d) (formula: %s) (format: %s)",
-			render.EscapeName(m.Name), render.EscapeName(m.Description), m.Type, m.ValType, m.ValFmt, m.Partner, m.Show, boolDigit(m.ShowPercent), m.Period, render.EscapeName(m.Formula), render.EscapeName(m.FormatStr))
+		dst = fmt.Appendf(dst, "  [(nm: %s) (desc: %s) ((ty: %d) (val-ty: %d) (val-fmt: %d) (partner: %d) (show: %d) (showPercent: %d)) (period: %d) (formula: %s) (format: %s)",
+			render.EscapeName(m.Name), render.EscapeName(m.Description), m.Type, m.ValType, m.ValFmt, m.Partner, m.Show, bit(m.ShowPercent), m.Period, render.EscapeName(m.Formula), render.EscapeName(m.FormatStr))
 		if m.HasAux {
 			// %d of a 64-bit argument prints its low 32 bits as an int.
 			dst = fmt.Appendf(dst, "\n    (frequency: %d) (multiplexed: %d) (period-mean: %s) (num-samples: %d)",

@@ -2,7 +2,6 @@ package hpcrun
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -109,8 +108,29 @@ Names of addresses: function is the demangled name of the innermost function at 
 	return []byte(b.String()), nil
 }
 
-// profilesCSV decodes the headers of every profile, several at a time.
-func (m *mount) profilesCSV() ([]byte, error) {
+// profilesTable is profiles.csv: a row per profile, from headers decoded
+// several at a time.
+func (m *mount) profilesTable() *render.Table {
+	return &render.Table{Columns: profilesColumns, Open: func(pos []byte) (render.Scanner, error) {
+		rows := m.summaries()
+		return render.Counted(int64(len(rows)), func(i int64, r *render.Row) error {
+			s, p := &rows[i], m.profiles[i]
+			r.Str(p.name).Str(p.file).Str(s.program).Str(s.rank).Str(s.thread).Str(s.pid).Str(s.host).Str(s.version).Str(s.layout).
+				Uint(uint64(s.epochs)).Uint(uint64(s.metrics)).Uint(uint64(s.lms)).Uint(s.nodes)
+			return nil
+		})(pos)
+	}}
+}
+
+var profilesColumns = []render.Column{
+	{Name: "profile"}, {Name: "file"}, {Name: "program_name"}, {Name: "rank"}, {Name: "thread"}, {Name: "pid"},
+	{Name: "host_id"}, {Name: "version"}, {Name: "layout"},
+	{Name: "num_epochs", Kind: render.Uint}, {Name: "num_metrics", Kind: render.Uint},
+	{Name: "num_load_modules", Kind: render.Uint}, {Name: "num_cct_nodes", Kind: render.Uint},
+}
+
+// summaries decodes the headers of every profile, several at a time.
+func (m *mount) summaries() []summary {
 	rows := make([]summary, len(m.profiles))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -128,13 +148,7 @@ func (m *mount) profilesCSV() ([]byte, error) {
 	}
 	close(next)
 	wg.Wait()
-	b := []byte("profile,file,program_name,rank,thread,pid,host_id,version,layout,num_epochs,num_metrics,num_load_modules,num_cct_nodes\n")
-	for i, s := range rows {
-		p := m.profiles[i]
-		b = render.AppendCSVRow(b, p.name, p.file, s.program, s.rank, s.thread, s.pid, s.host, s.version, s.layout,
-			itoa(s.epochs), itoa(s.metrics), itoa(s.lms), strconv.FormatUint(s.nodes, 10))
-	}
-	return b, nil
+	return rows
 }
 
 func (p *profile) headerText() ([]byte, error) {
@@ -165,45 +179,69 @@ func (p *profile) headerText() ([]byte, error) {
 	return []byte(b.String()), f.Problems.Err()
 }
 
-func boolDigit(v bool) string {
+// bit is 1 for true, 0 for false.
+func bit(v bool) uint64 {
 	if v {
-		return "1"
+		return 1
 	}
-	return "0"
+	return 0
 }
 
-func (p *profile) metricsCSV() ([]byte, error) {
-	f, err := p.open()
-	if err != nil {
-		return nil, err
-	}
-	b := []byte("epoch,metric_id,name,description,type,val_type,val_fmt,partner,show,show_percent,period,formula,format,is_frequency,is_multiplexed,period_mean,num_samples\n")
-	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-	for _, e := range f.Epochs {
-		for i, m := range e.Metrics {
-			row := []string{itoa(e.Index), itoa(i), m.Name, m.Description, m.Type.String(), m.ValType.String(), m.ValFmt.String(),
-				u(uint64(m.Partner)), u(uint64(m.Show)), boolDigit(m.ShowPercent), u(m.Period), m.Formula, m.FormatStr, "", "", "", ""}
-			if m.HasAux {
-				row[13], row[14], row[15], row[16] = u(uint64(m.IsFrequency)), u(uint64(m.IsMultiplexed)), render.FormatFloat(m.PeriodMean), u(m.NumSamples)
+var metricsColumns = []render.Column{
+	{Name: "epoch", Kind: render.Uint}, {Name: "metric_id", Kind: render.Uint}, {Name: "name"}, {Name: "description"},
+	{Name: "type"}, {Name: "val_type"}, {Name: "val_fmt"}, {Name: "partner", Kind: render.Uint}, {Name: "show", Kind: render.Uint},
+	{Name: "show_percent", Kind: render.Uint}, {Name: "period", Kind: render.Uint}, {Name: "formula"}, {Name: "format"},
+	{Name: "is_frequency", Kind: render.Uint}, {Name: "is_multiplexed", Kind: render.Uint}, {Name: "period_mean", Kind: render.Float},
+	{Name: "num_samples", Kind: render.Uint},
+}
+
+// epochTable is the Open of a table of a group of rows per epoch
+// (metrics.csv, loadmap.csv), ending with the file's decode problems.
+func (p *profile) epochTable(group func(e *hpcrun.Epoch) (int64, func(j int64, r *render.Row) error)) func(pos []byte) (render.Scanner, error) {
+	return func(pos []byte) (render.Scanner, error) {
+		f, err := p.open()
+		if err != nil {
+			return nil, err
+		}
+		n := int64(len(f.Epochs))
+		return render.Groups(n+1, func(i int64) (int64, func(int64, *render.Row) error, error) {
+			if i == n {
+				return 0, nil, f.Problems.Err()
 			}
-			b = render.AppendCSVRow(b, row...)
-		}
+			k, fill := group(f.Epochs[i])
+			return k, fill, nil
+		})(pos)
 	}
-	return b, f.Problems.Err()
 }
 
-func (p *profile) loadmapCSV() ([]byte, error) {
-	f, err := p.open()
-	if err != nil {
-		return nil, err
-	}
-	b := []byte("epoch,module_id,name,flags\n")
-	for _, e := range f.Epochs {
-		for _, lm := range e.LoadModules {
-			b = render.AppendCSVRow(b, itoa(e.Index), itoa(int(lm.ID)), lm.Name, string(render.AppendHex(nil, lm.Flags)))
+func (p *profile) metricsTable() *render.Table {
+	return &render.Table{Columns: metricsColumns, Open: p.epochTable(func(e *hpcrun.Epoch) (int64, func(int64, *render.Row) error) {
+		return int64(len(e.Metrics)), func(j int64, r *render.Row) error {
+			m := &e.Metrics[j]
+			r.Uint(uint64(e.Index)).Uint(uint64(j)).Str(m.Name).Str(m.Description).Str(m.Type.String()).Str(m.ValType.String()).Str(m.ValFmt.String()).
+				Uint(uint64(m.Partner)).Uint(uint64(m.Show)).Uint(bit(m.ShowPercent)).Uint(m.Period).Str(m.Formula).Str(m.FormatStr)
+			if m.HasAux {
+				r.Uint(uint64(m.IsFrequency)).Uint(uint64(m.IsMultiplexed)).Float(m.PeriodMean).Uint(m.NumSamples)
+			} else {
+				r.Empty().Empty().Empty().Empty()
+			}
+			return nil
 		}
-	}
-	return b, f.Problems.Err()
+	})}
+}
+
+var loadmapColumns = []render.Column{
+	{Name: "epoch", Kind: render.Uint}, {Name: "module_id", Kind: render.Uint}, {Name: "name"}, {Name: "flags", Kind: render.Hex},
+}
+
+func (p *profile) loadmapTable() *render.Table {
+	return &render.Table{Columns: loadmapColumns, Open: p.epochTable(func(e *hpcrun.Epoch) (int64, func(int64, *render.Row) error) {
+		return int64(len(e.LoadModules)), func(j int64, r *render.Row) error {
+			lm := &e.LoadModules[j]
+			r.Uint(uint64(e.Index)).Uint(uint64(lm.ID)).Str(lm.Name).Uint(lm.Flags)
+			return nil
+		}
+	})}
 }
 
 // sparseHeader ends header.txt for a 04.00 file: its sections, id tuple
