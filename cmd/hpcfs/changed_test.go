@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	hpcrundec "github.com/hpcfs/hpcfs/decode/hpcrun"
+	"github.com/hpcfs/hpcfs/testdata"
 	callgrindgen "github.com/hpcfs/hpcfs/testdata/gen/callgrind"
 	dcpigen "github.com/hpcfs/hpcfs/testdata/gen/dcpi"
 	hpcdbgen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
@@ -90,52 +91,6 @@ func largestFile(t *testing.T, path string) string {
 	return best
 }
 
-var changes = map[string]func(p string) error{
-	"truncate": func(p string) error {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		return os.Truncate(p, fi.Size()/2)
-	},
-	"overwrite": overwrite,
-	"rename": func(p string) error {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(p+".new", b, 0o644); err != nil {
-			return err
-		}
-		return os.Rename(p+".new", p)
-	},
-	"delete": os.Remove,
-	// Written in place with the same size and the modification time set
-	// back: only the change time tells.
-	"rewrite-keep-mtime": func(p string) error {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		if err := overwrite(p); err != nil {
-			return err
-		}
-		return os.Chtimes(p, fi.ModTime(), fi.ModTime())
-	},
-}
-
-// overwrite writes into the middle of p, keeping its size.
-func overwrite(p string) error {
-	f, err := os.OpenFile(p, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	fi, _ := f.Stat()
-	_, err = f.WriteAt(bytes.Repeat([]byte{0x5a}, int(min(fi.Size()/2, 4096))), fi.Size()/3)
-	f.Close()
-	return err
-}
-
 // afterTick returns once the file system's clock for change times has
 // moved past the change time of every file in files: the kernel keeps
 // times in steps of its clock tick, and a change made in the same tick
@@ -210,7 +165,7 @@ func TestSourceChangedUnderMount(t *testing.T) {
 			}
 			afterTick(t, files...)
 			for k, kind := range kinds {
-				if err := changes[kind](inputs[kind]); err != nil {
+				if err := testdata.InputChanges[kind](inputs[kind]); err != nil {
 					t.Fatal(err)
 				}
 				failed := 0

@@ -6,51 +6,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 func TestInputsCheck(t *testing.T) {
-	for name, change := range map[string]func(p string) error{
-		"truncate":  func(p string) error { return os.Truncate(p, 3) },
-		"overwrite": func(p string) error { return os.WriteFile(p, []byte("0123456789"), 0o644) },
-		"touch": func(p string) error {
-			return os.Chtimes(p, time.Now(), time.Now().Add(time.Hour))
-		},
-		"rename": func(p string) error {
-			os.WriteFile(p+".new", []byte("0123456789"), 0o644)
-			return os.Rename(p+".new", p)
-		},
-		"delete": os.Remove,
-		// Same size, modification time set back: only the change time,
-		// which no one can set back, tells.
-		"rewrite-keep-mtime": func(p string) error {
-			fi, err := os.Stat(p)
-			if err != nil {
-				return err
-			}
-			ctime := func() syscall.Timespec {
-				var st syscall.Stat_t
-				syscall.Stat(p, &st)
-				return st.Ctim
-			}
-			before := ctime()
-			// The change time moves in steps of the kernel's clock tick:
-			// rewrite until it has moved.
-			for ctime() == before {
-				if err := os.WriteFile(p, []byte("jihgfedcba"), 0o644); err != nil {
-					return err
-				}
-				if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-	} {
+	for name, change := range testdata.InputChanges {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
