@@ -79,12 +79,13 @@ func ExitWithin(t testing.TB, limit time.Duration, args ...string) (int, string)
 // exit runs hpcfs with args, killed after limit unless it is 0.
 func exit(t testing.TB, limit time.Duration, args []string) (int, string) {
 	t.Helper()
+	bin := Bin(t) // built before the limit starts
 	ctx, cancel := context.Background(), context.CancelFunc(func() {})
 	if limit > 0 {
 		ctx, cancel = context.WithTimeout(ctx, limit)
 	}
 	defer cancel()
-	cmd := exec.CommandContext(ctx, Bin(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
