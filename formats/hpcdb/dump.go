@@ -16,26 +16,38 @@ import (
 
 func align8(v uint64) uint64 { return (v + 7) &^ 7 }
 
+// A dumpField is a "(name: value)" line of a dump's [hdr: ...] block.
+type dumpField struct {
+	name string
+	v    int64 // as C's %d prints it (i32 for 32-bit fields)
+}
+
+// i32 is v as C's %d of an unsigned 32-bit value prints it.
+func i32(v uint32) int64 { return int64(int32(v)) }
+
+// dumpHeader is the [hdr: ...] block that starts hpcproftt's text of
+// every file: the magic, the version, then one line per field.
+func dumpHeader(magic string, major, minor uint8, fields ...dumpField) []byte {
+	b := append([]byte(magic), "\n[hdr:\n  (version: "...)
+	b = strconv.AppendInt(b, int64(major), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(minor), 10)
+	b = append(b, ')')
+	for _, f := range fields {
+		b = append(b, "\n  ("...)
+		b = append(b, f.name...)
+		b = append(b, ": "...)
+		b = strconv.AppendInt(b, f.v, 10)
+		b = append(b, ')')
+	}
+	return append(b, "\n]\n"...)
+}
+
 func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 	h := p.Header
-	var b []byte
-	b = append(b, hpcdb.ProfileMagic+"\n[hdr:\n  (version: "...)
-	b = strconv.AppendInt(b, int64(h.Major), 10)
-	b = append(b, '.')
-	b = strconv.AppendInt(b, int64(h.Minor), 10)
-	b = append(b, ")\n  (num_prof: "...)
-	b = appendI32(b, h.NumProf)
-	b = append(b, ")\n  (num_sec: "...)
-	b = strconv.AppendInt(b, int64(h.NumSec), 10)
-	b = append(b, ")\n  (prof_info_sec_size: "...)
-	b = appendI64(b, h.InfoSize)
-	b = append(b, ")\n  (prof_info_sec_ptr: "...)
-	b = appendI64(b, h.InfoPtr)
-	b = append(b, ")\n  (id_tuples_sec_size: "...)
-	b = appendI64(b, h.TupleSize)
-	b = append(b, ")\n  (id_tuples_sec_ptr: "...)
-	b = appendI64(b, h.TuplePtr)
-	b = append(b, ")\n]\n"...)
+	b := dumpHeader(hpcdb.ProfileMagic, h.Major, h.Minor, dumpField{"num_prof", i32(h.NumProf)}, dumpField{"num_sec", int64(h.NumSec)},
+		dumpField{"prof_info_sec_size", int64(h.InfoSize)}, dumpField{"prof_info_sec_ptr", int64(h.InfoPtr)},
+		dumpField{"id_tuples_sec_size", int64(h.TupleSize)}, dumpField{"id_tuples_sec_ptr", int64(h.TuplePtr)})
 	parts := []render.Part{render.TextPart(string(b))}
 	if err := p.Problems.Err(); err != nil {
 		return append(parts, render.ErrPart(err))
@@ -178,20 +190,9 @@ func appendTuple(b []byte, t []hpcdb.IDElem) []byte {
 
 func cctDumpParts(c *hpcdb.CCTDB) []render.Part {
 	h := c.Header
-	var b []byte
-	b = append(b, hpcdb.CCTMagic+"\n[hdr:\n  (version: "...)
-	b = strconv.AppendInt(b, int64(h.Major), 10)
-	b = append(b, '.')
-	b = strconv.AppendInt(b, int64(h.Minor), 10)
-	b = append(b, ")\n  (num_ctx: "...)
-	b = appendI32(b, h.NumCtx)
-	b = append(b, ")\n  (num_sec: "...)
-	b = strconv.AppendInt(b, int64(h.NumSec), 10)
-	b = append(b, ")\n  (ctx_info_sec_size: "...)
-	b = appendI64(b, h.InfoSize)
-	b = append(b, ")\n  (ctx_info_sec_ptr: "...)
-	b = appendI64(b, h.InfoPtr)
-	b = append(b, ")\n]\n[Context informations for "...)
+	b := dumpHeader(hpcdb.CCTMagic, h.Major, h.Minor, dumpField{"num_ctx", i32(h.NumCtx)}, dumpField{"num_sec", int64(h.NumSec)},
+		dumpField{"ctx_info_sec_size", int64(h.InfoSize)}, dumpField{"ctx_info_sec_ptr", int64(h.InfoPtr)})
+	b = append(b, "[Context informations for "...)
 	b = appendI32(b, h.NumCtx)
 	b = append(b, " Contexts\n"...)
 	parts := []render.Part{render.TextPart(string(b)), render.Part{N: int64(h.NumCtx), Render: func(dst []byte, from, count int64) ([]byte, error) {
@@ -288,20 +289,9 @@ func cctDumpParts(c *hpcdb.CCTDB) []render.Part {
 
 func traceDumpParts(t *hpcdb.TraceDB) []render.Part {
 	h := t.Header
-	var b []byte
-	b = append(b, hpcdb.TraceMagic+"\n[hdr:\n  (version: "...)
-	b = strconv.AppendInt(b, int64(h.Major), 10)
-	b = append(b, '.')
-	b = strconv.AppendInt(b, int64(h.Minor), 10)
-	b = append(b, ")\n  (num_trace: "...)
-	b = appendI32(b, h.NumTraces)
-	b = append(b, ")\n  (num_sec: "...)
-	b = strconv.AppendInt(b, int64(h.NumSec), 10)
-	b = append(b, ")\n  (trace_hdr_sec_size: "...)
-	b = appendI64(b, h.HdrSize)
-	b = append(b, ")\n  (trace_hdr_sec_ptr: "...)
-	b = appendI64(b, h.HdrPtr)
-	b = append(b, ")\n]\n[Trace hdrs for "...)
+	b := dumpHeader(hpcdb.TraceMagic, h.Major, h.Minor, dumpField{"num_trace", i32(h.NumTraces)}, dumpField{"num_sec", int64(h.NumSec)},
+		dumpField{"trace_hdr_sec_size", int64(h.HdrSize)}, dumpField{"trace_hdr_sec_ptr", int64(h.HdrPtr)})
+	b = append(b, "[Trace hdrs for "...)
 	b = appendI32(b, h.NumTraces)
 	b = append(b, " traces\n"...)
 	for i, l := range t.Lines {
