@@ -18,7 +18,10 @@ import (
 //     instant event, with its name, category and arguments (a debug
 //     annotation "args" holding the JSON object), and the flows it starts
 //     (flow_ids) or ends (terminating_flow_ids) on the begin or instant
-//     event.
+//     event. In a time window, the slices open at its start, clipped to
+//     begin there together, have their begin packets first, outermost
+//     first (Perfetto sorts packets by time, stably, and nests a begin in
+//     the slice last begun), their end packets where trace.json has them.
 //
 // Names are inline strings (no interning), so that any packet can be
 // written from a checkpoint without the state of the ones before it, and

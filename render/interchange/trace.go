@@ -1,11 +1,13 @@
 package interchange
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -92,13 +94,14 @@ type tracePos struct {
 	track int
 	pos   Pos
 	begun bool // the opening line is written
+	edge  bool // in a window: the track's slices open at its start are begun
 }
 
 // EncodeState writes a tracePos for the on-disk index.
 func (g *traceGen) EncodeState(state any) []byte {
 	p := state.(tracePos)
 	var w render.StateWriter
-	w.Uint(uint64(p.track)).Int(p.pos.At).Bool(p.begun).Uint(uint64(len(p.pos.Aux)))
+	w.Uint(uint64(p.track)).Int(p.pos.At).Bool(p.begun).Bool(p.edge).Uint(uint64(len(p.pos.Aux)))
 	for _, a := range p.pos.Aux {
 		w.Uint(a)
 	}
@@ -108,7 +111,7 @@ func (g *traceGen) EncodeState(state any) []byte {
 // DecodeState reads what EncodeState wrote.
 func (g *traceGen) DecodeState(b []byte) (any, error) {
 	r := render.NewStateReader(b)
-	p := tracePos{track: int(r.Uint(uint64(len(g.tr.Tracks())) + 1)), pos: Pos{At: r.Int(0, math.MaxInt64)}, begun: r.Bool()}
+	p := tracePos{track: int(r.Uint(uint64(len(g.tr.Tracks())) + 1)), pos: Pos{At: r.Int(0, math.MaxInt64)}, begun: r.Bool(), edge: r.Bool()}
 	if n := r.Uint(MaxAux); n > 0 {
 		p.pos.Aux = make([]uint64, n)
 		for i := range p.pos.Aux {
@@ -205,12 +208,26 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 		if w := c.g.win; w != nil && w.to != math.MaxInt64 {
 			ev.StopAt(w.to)
 		}
+		if w := c.g.win; w != nil && w.from != math.MinInt64 && !c.pos.edge {
+			c.pos.edge = true
+			dst, err := c.appendEdge(dst, ev)
+			if err != nil && render.IsDataError(err) {
+				return c.damaged(dst, err), nil
+			}
+			return dst, err
+		}
 		c.ev = ev
 	}
 	c.out, c.t = dst, &c.all[c.tracks[c.pos.track]]
 	if c.emit == nil {
 		c.emit = func(e *Event) {
 			if w := c.g.win; w != nil && !w.clip(e) {
+				return
+			}
+			if c.g.win.atEdge(e) { // begun by appendEdge
+				if c.g.pf {
+					c.out = c.pfw.appendPacket(c.out, c.tracks[c.pos.track], nil, pfSliceEnd, e.TS+e.Dur)
+				}
 				return
 			}
 			if c.g.pf {
@@ -232,25 +249,74 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 			if !render.IsDataError(err) {
 				return dst, err
 			}
-			// The events before the damage stay; the view ends with the
-			// metadata so that it remains valid JSON.
-			c.pos.track = len(c.tracks) + 1
-			c.ev = nil
-			c.err = err
-			if c.g.pf {
-				return dst, nil
-			}
-			return c.appendMetadata(dst), nil
+			return c.damaged(dst, err), nil
 		}
 	}
 	dst, c.out = c.out, nil
 	return dst, nil
 }
 
+// damaged ends the view at a data error: the events before the damage
+// stay; trace.json ends with the metadata so that it remains valid JSON.
+func (c *traceCursor) damaged(dst []byte, err error) []byte {
+	c.pos.track = len(c.tracks) + 1
+	c.ev = nil
+	c.err = err
+	if c.g.pf {
+		return dst
+	}
+	return c.appendMetadata(dst)
+}
+
 func (c *traceCursor) nextTrack() {
 	c.pos.track++
 	c.pos.pos = c.startOf(c.pos.track)
+	c.pos.edge = false
 	c.ev = nil
+}
+
+// maxEdge bounds the slices open together at a window's start: as many
+// as a track's nesting depth.
+const maxEdge = 1 << 14
+
+// appendEdge begins the window's slices of the track that ev reads (from
+// the window's start) which were open at the window's start: clipped to
+// it, they start together, and a viewer that sorts by time stably must
+// meet the outer ones first, while the track delivers them by their ends,
+// inner ones first. One pass over the track's part of the window gathers
+// them; trace.json gets them whole, trace.pftrace their begin packets
+// (their ends come in order in the main pass, which leaves them out of
+// trace.json).
+func (c *traceCursor) appendEdge(dst []byte, ev Events) ([]byte, error) {
+	var edge []Event
+	var err error
+	for err == nil {
+		err = ev.Next(func(e *Event) {
+			if !c.g.win.clip(e) || !c.g.win.atEdge(e) || len(edge) > maxEdge {
+				return
+			}
+			k := *e
+			k.Args = append([]byte(nil), e.Args...)
+			edge = append(edge, k)
+		})
+	}
+	if err != io.EOF && !render.IsDataError(err) {
+		return dst, err
+	}
+	if len(edge) > maxEdge {
+		// The main pass ends the view at the same damage.
+		return dst, fmt.Errorf("%w: more than %d slices open at %d ns", decode.ErrFormat, maxEdge, c.g.win.from)
+	}
+	i := c.tracks[c.pos.track]
+	for k := len(edge) - 1; k >= 0; k-- {
+		e := &edge[k]
+		if c.g.pf {
+			dst = c.pfw.appendPacket(dst, i, e, pfSliceBegin, e.TS)
+		} else {
+			dst = appendEvent(dst, &c.all[i], e)
+		}
+	}
+	return dst, nil
 }
 
 // appendMetadata names the processes and threads and closes the file.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 // fakeTrace has tracks of n events each, 1 µs apart.
@@ -86,6 +87,83 @@ func TestTraceJSONViews(t *testing.T) {
 		back, err := gen.DecodeState(gen.EncodeState(p))
 		if err != nil || !reflect.DeepEqual(back, p) {
 			t.Errorf("state %+v came back as %+v, %v", p, back, err)
+		}
+	}
+}
+
+// nestedTrace has one track of n events 1 µs long, every ten of them in a
+// group, all of them in a root event: records deliver events by their
+// ends, inner ones first.
+type nestedTrace struct{ n int64 }
+
+func (f *nestedTrace) Tracks() []Track {
+	return []Track{{Pid: 1, Tid: 1, Process: "p", Thread: "t", File: "t"}}
+}
+
+func (f *nestedTrace) Events(i int, pos Pos) (Events, error) {
+	return &nestedEvents{n: f.n, k: pos.At, stop: math.MaxInt64, done: len(pos.Aux) > 0}, nil
+}
+
+type nestedEvents struct {
+	n, k, stop int64
+	done       bool
+}
+
+func (e *nestedEvents) StopAt(t int64) { e.stop = t }
+func (e *nestedEvents) State() Pos {
+	if e.done {
+		return Pos{At: e.k, Aux: []uint64{1}}
+	}
+	return Pos{At: e.k}
+}
+
+func (e *nestedEvents) Next(emit func(*Event)) error {
+	ts := e.k * 1000
+	if e.done || e.k >= e.n {
+		return io.EOF
+	}
+	if ts >= e.stop { // end the group and the root there
+		e.done = true
+		if g := e.k / 10 * 10000; g < e.stop {
+			emit(&Event{Name: "group", TS: g, Dur: e.stop - g})
+		}
+		emit(&Event{Name: "root", Dur: e.stop})
+		return nil
+	}
+	emit(&Event{Name: "leaf", TS: ts, Dur: 1000, Args: []byte(`"k":` + strconv.FormatInt(e.k, 10))})
+	if e.k%10 == 9 {
+		emit(&Event{Name: "group", TS: ts - 9000, Dur: 10000})
+	}
+	if e.k == e.n-1 {
+		emit(&Event{Name: "root", Dur: e.n * 1000})
+	}
+	e.k++
+	return nil
+}
+
+// TestTraceWindowEdges: in every time window, the slices open at its
+// start come outermost first (trace.json whole, trace.pftrace their
+// begins), the other slices keep their order, and a window resumes from
+// any state it passed, through the codec, with the same bytes.
+func TestTraceWindowEdges(t *testing.T) {
+	tr := &nestedTrace{n: 3000}
+	wins := planWindows(tr, 60000)
+	if len(wins) < 4 {
+		t.Fatalf("%d windows", len(wins))
+	}
+	for _, w := range wins[1:] {
+		for _, pf := range []bool{false, true} {
+			g := &traceGen{tr: tr, one: -1, win: w, pf: pf}
+			all := testdata.CheckResume(t, g.Start, func(st any) (any, error) { return g.DecodeState(g.EncodeState(st)) })
+			if !pf {
+				head := len(w.head())
+				first := all[head : head+bytes.IndexByte(all[head:], '\n')]
+				second := all[head+len(first)+1:]
+				second = second[:bytes.IndexByte(second, '\n')]
+				if !bytes.Contains(first, []byte(`"name":"root"`)) || !bytes.Contains(second, []byte(`"name":"group"`)) {
+					t.Errorf("window %d begins %s\n%s", w.k, first, second)
+				}
+			}
 		}
 	}
 }

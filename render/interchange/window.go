@@ -55,6 +55,12 @@ func (w *window) clip(e *Event) bool {
 	return true
 }
 
+// atEdge reports whether e, clipped, is a slice open at the window's
+// start (not an instant nor an empty slice there): those start together.
+func (w *window) atEdge(e *Event) bool {
+	return w != nil && w.from != math.MinInt64 && !e.Instant && e.TS == w.from && e.Dur > 0
+}
+
 func (w *window) head() string {
 	return "{\"displayTimeUnit\":\"ns\",\"otherData\":{" + w.otherData + "},\"traceEvents\":[\n"
 }
