@@ -4,12 +4,13 @@
 // Files must implement io.ReaderAt and report their exact size in Stat.
 // A file whose FileInfo.Sys() has a Volatile() method returning true is
 // served with direct I/O and no attribute caching (logs, status files);
-// every other file is immutable and served from the page cache
-// (FOPEN_KEEP_CACHE) with long timeouts.
+// every other file is immutable and served with long timeouts, from the
+// page cache (FOPEN_KEEP_CACHE) or, when large, with direct I/O.
 package fsnode
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,7 +38,26 @@ type Options struct {
 	// DirectMount calls mount(2) itself (works as root) before falling
 	// back to fusermount3.
 	DirectMount bool
+	// DirectFrom is the size from which an immutable file is served with
+	// direct I/O instead of the page cache; 0 means DefaultDirectFrom,
+	// a negative value never.
+	DirectFrom int64
 }
+
+// DefaultDirectFrom is the size from which immutable files bypass the page
+// cache. Such a file is read once from end to end (cat, grep, a script)
+// more often than again, and filling the page cache with it cost more
+// than rendering it: a fresh mount, stat and cat of a 4 GB ovni
+// events.txt took 4.8 s of the server's system time with the page cache,
+// 1.7 s without, and the reader's 1.04 s, 0.66 s (load ~25, 2 cores).
+// Direct I/O is used only when the kernel keeps mmap working for it
+// (DIRECT_IO_ALLOW_MMAP, Linux 6.6).
+const DefaultDirectFrom = 64 << 20
+
+// directBlksize is the st_blksize of files served with direct I/O: tools
+// that size their reads by it (gawk, Python, cp) then ask for 1 MiB, one
+// request, instead of 4 KiB.
+const directBlksize = 1 << 20
 
 // cacheTimeout is how long the kernel may cache names and attributes:
 // the data never changes under a mount.
@@ -45,7 +66,9 @@ const cacheTimeout = time.Hour
 // Mount serves fsys at dir and returns the running server.
 func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 	timeout := cacheTimeout
-	root := &node{fsys: fsys, path: "."}
+	policy := &cachePolicy{}
+	policy.directFrom.Store(cmp.Or(opts.DirectFrom, DefaultDirectFrom))
+	root := &node{fsys: fsys, path: ".", policy: policy}
 	fsopts := &fs.Options{
 		// AttrTimeout stays nil: go-fuse would put it in place of the zero
 		// timeout of volatile files; Lookup and Getattr set it themselves.
@@ -84,8 +107,21 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if srv.KernelSettings().Flags64()&fuse.CAP_DIRECT_IO_ALLOW_MMAP == 0 {
+		policy.directFrom.Store(-1) // mmap of a direct I/O file would fail (ENODEV)
+	}
 	raiseReadAhead(dir)
 	return srv, nil
+}
+
+// A cachePolicy says which immutable files bypass the page cache.
+type cachePolicy struct {
+	directFrom atomic.Int64 // size from which files get direct I/O; negative: none
+}
+
+func (p *cachePolicy) direct(size int64) bool {
+	from := p.directFrom.Load()
+	return from >= 0 && size >= from
 }
 
 // withHelperReason runs mount, which may call fusermount3. go-fuse hands
@@ -146,8 +182,9 @@ func raiseReadAhead(dir string) {
 
 type node struct {
 	fs.Inode
-	fsys iofs.FS
-	path string
+	fsys   iofs.FS
+	path   string
+	policy *cachePolicy
 }
 
 var (
@@ -177,11 +214,14 @@ func volatile(info iofs.FileInfo) bool {
 	return ok && v.Volatile()
 }
 
-func fillAttr(info iofs.FileInfo, p string, a *fuse.Attr) {
+func (n *node) fillAttr(info iofs.FileInfo, p string, a *fuse.Attr) {
 	a.Ino = inode(p)
 	a.Size = uint64(info.Size())
 	a.Blocks = (a.Size + 511) / 512
 	a.Blksize = 4096
+	if !info.IsDir() && !volatile(info) && n.policy.direct(info.Size()) {
+		a.Blksize = directBlksize
+	}
 	mt := info.ModTime()
 	a.SetTimes(&mt, &mt, &mt)
 	if info.IsDir() {
@@ -206,7 +246,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if err != nil {
 		return nil, errno(p, err)
 	}
-	fillAttr(info, p, &out.Attr)
+	n.fillAttr(info, p, &out.Attr)
 	if !volatile(info) {
 		out.SetAttrTimeout(cacheTimeout)
 	}
@@ -214,7 +254,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if info.IsDir() {
 		mode = syscall.S_IFDIR
 	}
-	child := &node{fsys: n.fsys, path: p}
+	child := &node{fsys: n.fsys, path: p, policy: n.policy}
 	return n.NewInode(ctx, child, fs.StableAttr{Mode: mode, Ino: inode(p)}), 0
 }
 
@@ -239,7 +279,7 @@ func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut)
 	if err != nil {
 		return errno(n.path, err)
 	}
-	fillAttr(info, n.path, &out.Attr)
+	n.fillAttr(info, n.path, &out.Attr)
 	if !volatile(info) {
 		out.SetTimeout(cacheTimeout)
 	}
@@ -284,7 +324,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		f.Close()
 		return nil, 0, errno(n.path, err)
 	}
-	if volatile(info) {
+	if volatile(info) || n.policy.direct(info.Size()) {
 		return &handle{r, f}, fuse.FOPEN_DIRECT_IO, 0
 	}
 	return &handle{r, f}, fuse.FOPEN_KEEP_CACHE, 0

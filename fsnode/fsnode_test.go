@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/hpcfs/hpcfs/fsnode"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
 )
@@ -120,4 +121,31 @@ func TestStatfs(t *testing.T) {
 	if st.Bsize != 4096 || st.Frsize != 4096 || st.Namelen != 255 {
 		t.Errorf("statfs: bsize %d frsize %d namelen %d, want 4096 4096 255", st.Bsize, st.Frsize, st.Namelen)
 	}
+}
+
+// TestDirectIOFiles: files from Options.DirectFrom bytes up are served
+// with direct I/O (st_blksize 1 MiB) and read as the cached ones do with
+// cat, wc, cp, tail, grep and parallel random reads; smaller files keep
+// st_blksize 4096 (the page cache).
+func TestDirectIOFiles(t *testing.T) {
+	var big []byte
+	for i := 0; len(big) < 3<<20; i++ {
+		big = fmt.Appendf(big, "line %d of a large generated file\n", i)
+	}
+	fsys := fstest.MapFS{
+		"big.txt":   &fstest.MapFile{Data: big, ModTime: time.Unix(1700000000, 0)},
+		"small.txt": &fstest.MapFile{Data: []byte("small\n"), ModTime: time.Unix(1700000000, 0)},
+	}
+	mnt := fsnodetest.MountWith(t, fsys, fsnode.Options{DirectFrom: 1 << 20})
+	for name, want := range map[string]int64{"big.txt": 1 << 20, "small.txt": 4096} {
+		fi, err := os.Stat(filepath.Join(mnt, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Sys().(*syscall.Stat_t).Blksize; got != want {
+			t.Errorf("%s: st_blksize %d, want %d", name, got, want)
+		}
+	}
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "big.txt"), big)
+	fsnodetest.CheckFile(t, filepath.Join(mnt, "small.txt"), []byte("small\n"))
 }

@@ -47,9 +47,16 @@ func Require(t testing.TB) {
 // the test ends, and returns the directory.
 func Mount(t testing.TB, fsys fs.FS) string {
 	t.Helper()
+	return MountWith(t, fsys, fsnode.Options{})
+}
+
+// MountWith is Mount with options (FsName and DirectMount are set here).
+func MountWith(t testing.TB, fsys fs.FS, opts fsnode.Options) string {
+	t.Helper()
 	Require(t)
 	dir := t.TempDir()
-	srv, err := fsnode.Mount(dir, fsys, fsnode.Options{FsName: "hpcfs-test", DirectMount: os.Geteuid() == 0})
+	opts.FsName, opts.DirectMount = "hpcfs-test", os.Geteuid() == 0
+	srv, err := fsnode.Mount(dir, fsys, opts)
 	if err != nil {
 		t.Fatalf("mount: %v", err)
 	}
