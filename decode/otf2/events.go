@@ -100,10 +100,15 @@ func (r *EventReader) Close() error {
 	return nil
 }
 
-// Tell returns the position of the next event.
+// Tell returns the position of the next event; at the end of the file,
+// that of its end-of-file record, which a reader moved there reads again
+// (what follows it is padding).
 func (r *EventReader) Tell() Pos {
 	if r.c.chunkOff < 0 {
 		return Pos{}
+	}
+	if r.c.eof {
+		return Pos{Off: r.c.offset() - 1, Time: r.time}
 	}
 	return Pos{Off: r.c.offset(), Time: r.time}
 }

@@ -94,7 +94,8 @@ func FuzzArchive(f *testing.F) {
 }
 
 // checkResume reads r to its end, then moves it back to some of the
-// positions it told and checks that it reads the same records from there.
+// positions it told and checks that it reads the same records from there,
+// and none from the position it told at the end.
 func checkResume(t *testing.T, r *EventReader, size int) {
 	type told struct {
 		pos              Pos
@@ -115,6 +116,13 @@ func checkResume(t *testing.T, r *EventReader, size int) {
 		if n%5 == 0 {
 			marks = append(marks, told{p, uint64(ev.Off), ev.Time, ev.RawTime, slices.Clone(ev.Vals),
 				slices.Clone(ev.Arr[0]), slices.Clone(ev.Arr[1]), slices.Clone(ev.Attrs)})
+		}
+	}
+	if r.Err() == nil { // a position at the end resumes at the end
+		end := r.Tell()
+		r.Seek(end)
+		if r.Next(&ev) || r.Err() != nil {
+			t.Fatalf("after Seek(%+v) at the end: an event at %d, %v", end, ev.Off, r.Err())
 		}
 	}
 	for _, m := range marks {

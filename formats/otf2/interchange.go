@@ -164,9 +164,6 @@ func (e *chromeEvents) Next(emit func(*interchange.Event)) error {
 	if !e.r.Next(&e.ev) {
 		err := e.r.Err()
 		if err == nil && len(e.stack) == 0 {
-			// State says so: a reader resumed at the end of the file
-			// would read its padding.
-			e.ended = true
 			return io.EOF
 		}
 		note := "open at the end of the location"
