@@ -299,27 +299,13 @@ func (d *Decoder) sumLineRun(acc []int64) int32 {
 			v = ln
 			j++
 		case c == '+' || c == '-':
-			j++
-			s := j
-			var n int64
-			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
-				n = n*10 + int64(buf[j]-'0')
-				j++
-			}
-			if j == s {
+			n, e := decimal(buf, j+1)
+			if e == j+1 {
 				return d.commitRun(i, ln, lines)
 			}
-			if c == '+' {
-				v = ln + n
-			} else {
-				v = ln - n
-			}
+			v, j = signed(c, ln, n), e
 		case c >= '0' && c <= '9':
-			s := j
-			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
-				v = v*10 + int64(buf[j]-'0')
-				j++
-			}
+			v, j = decimal(buf, j)
 			if j < len(buf) && buf[j] == 'x' {
 				return d.commitRun(i, ln, lines)
 			}
@@ -342,11 +328,7 @@ func (d *Decoder) sumLineRun(acc []int64) int32 {
 			}
 			s := j
 			var x int64
-			for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-s < 18 {
-				x = x*10 + int64(buf[j]-'0')
-				j++
-			}
-			if j == s {
+			if x, j = decimal(buf, j); j == s {
 				return d.commitRun(i, ln, lines)
 			}
 			tmp[k] = x
@@ -360,6 +342,26 @@ func (d *Decoder) sumLineRun(acc []int64) int32 {
 		lines++
 	}
 	return d.commitRun(i, ln, lines)
+}
+
+// decimal reads the run of at most 18 decimal digits at buf[i:]: its
+// value and where it ends (i itself when there is none).
+func decimal(buf []byte, i int) (int64, int) {
+	j := i
+	var n int64
+	for j < len(buf) && buf[j] >= '0' && buf[j] <= '9' && j-i < 18 {
+		n = n*10 + int64(buf[j]-'0')
+		j++
+	}
+	return n, j
+}
+
+// signed is the subposition "+n" or "-n" (sign c) relative to base.
+func signed(c byte, base, n int64) int64 {
+	if c == '-' {
+		return base - n
+	}
+	return base + n
 }
 
 func (d *Decoder) commitRun(n int, line int64, lines int32) int32 {
@@ -402,21 +404,11 @@ func (d *Decoder) fastCost() *Record {
 			v = base
 			i++
 		case c == '+' || c == '-':
-			i++
-			j := i
-			var n int64
-			for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
-				n = n*10 + int64(buf[i]-'0')
-				i++
-			}
-			if i == j {
+			n, e := decimal(buf, i+1)
+			if e == i+1 {
 				return nil
 			}
-			if c == '+' {
-				v = base + n
-			} else {
-				v = base - n
-			}
+			v, i = signed(c, base, n), e
 		case c == '0' && i+1 < len(buf) && buf[i+1] == 'x':
 			i += 2
 			j := i
@@ -439,11 +431,7 @@ func (d *Decoder) fastCost() *Record {
 			}
 			v = int64(n)
 		case c >= '0' && c <= '9':
-			j := i
-			for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
-				v = v*10 + int64(buf[i]-'0')
-				i++
-			}
+			v, i = decimal(buf, i)
 		default:
 			return nil
 		}
@@ -476,11 +464,7 @@ func (d *Decoder) fastCost() *Record {
 		}
 		j := i
 		var v int64
-		for i < len(buf) && buf[i] >= '0' && buf[i] <= '9' && i-j < 18 {
-			v = v*10 + int64(buf[i]-'0')
-			i++
-		}
-		if i == j || i >= len(buf) || buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' {
+		if v, i = decimal(buf, i); i == j || i >= len(buf) || buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' {
 			return nil
 		}
 		costs[k] = v
