@@ -61,9 +61,13 @@ func (c *Column) sep(i int) string {
 	return c.Sep
 }
 
-// A Row receives the cells of one table row, in column order.
+// A Row receives the cells of one table row, in column order. It holds
+// only the cells with a value, each with its column: an empty cell costs
+// a counter increment, and a row is built in place in a buffer reused
+// from row to row.
 type Row struct {
-	cells []cell
+	cells []cell // the cells with a value, in column order
+	n     int    // the cells given so far, empty ones included
 }
 
 type valueKind uint8
@@ -78,25 +82,45 @@ const (
 
 type cell struct {
 	kind valueKind
-	u    uint64 // Uint, or the bits of an Int
-	f    float64
+	col  int32  // the column
+	u    uint64 // Uint, or the bits of an Int or a Float
 	s    string
 }
 
+// f is a Float cell's value.
+func (c *cell) f() float64 { return math.Float64frombits(c.u) }
+
+// reset empties the row for the next one.
+func (r *Row) reset() { r.cells, r.n = r.cells[:0], 0 }
+
+func (r *Row) add(c cell) *Row {
+	c.col = int32(r.n)
+	r.cells = append(r.cells, c)
+	r.n++
+	return r
+}
+
 // Str appends a String cell.
-func (r *Row) Str(s string) *Row { r.cells = append(r.cells, cell{kind: vString, s: s}); return r }
+func (r *Row) Str(s string) *Row { return r.add(cell{kind: vString, s: s}) }
 
 // Int appends an Int or Ns cell.
-func (r *Row) Int(v int64) *Row { r.cells = append(r.cells, cell{kind: vInt, u: uint64(v)}); return r }
+func (r *Row) Int(v int64) *Row { return r.add(cell{kind: vInt, u: uint64(v)}) }
 
 // Uint appends a Uint or Hex cell.
-func (r *Row) Uint(v uint64) *Row { r.cells = append(r.cells, cell{kind: vUint, u: v}); return r }
+func (r *Row) Uint(v uint64) *Row { return r.add(cell{kind: vUint, u: v}) }
 
 // Float appends a Float or Pct cell.
-func (r *Row) Float(v float64) *Row { r.cells = append(r.cells, cell{kind: vFloat, f: v}); return r }
+func (r *Row) Float(v float64) *Row { return r.add(cell{kind: vFloat, u: math.Float64bits(v)}) }
 
 // Empty appends an empty cell (no value) of any column.
-func (r *Row) Empty() *Row { r.cells = append(r.cells, cell{}); return r }
+func (r *Row) Empty() *Row { r.n++; return r }
+
+// Empties appends n empty cells.
+func (r *Row) Empties(n int) *Row { r.n += max(n, 0); return r }
+
+// Len is the number of cells given so far, empty ones included: the
+// column the next cell goes to.
+func (r *Row) Len() int { return r.n }
 
 // A Scanner yields the rows of a table in order.
 type Scanner interface {
@@ -129,17 +153,51 @@ type Table struct {
 	// view again).
 	Open func(pos []byte) (Scanner, error)
 
-	layoutOnce sync.Once
-	cols       []Column
+	shapeOnce sync.Once
+	shape     tableShape
+}
+
+// A tableShape is a table's columns and, per column, the kinds of cell
+// it takes (a bit per valueKind, vEmpty's always set).
+type tableShape struct {
+	cols   []Column
+	accept []uint8
 }
 
 // columns are the table's columns: Columns, or what Layout gives.
-func (t *Table) columns() []Column {
-	if t.Layout == nil {
-		return t.Columns
+func (t *Table) columns() []Column { return t.shapeOf().cols }
+
+// shapeOf is the table's shape, made on first use.
+func (t *Table) shapeOf() *tableShape {
+	t.shapeOnce.Do(func() {
+		cols := t.Columns
+		if t.Layout != nil {
+			cols = t.Layout()
+		}
+		t.shape = tableShape{cols: cols, accept: make([]uint8, len(cols))}
+		for i, c := range cols {
+			t.shape.accept[i] = 1<<vEmpty | 1<<wantKind(c.Kind)
+			if c.Kind == Number {
+				t.shape.accept[i] = 0xff
+			}
+		}
+	})
+	return &t.shape
+}
+
+// wantKind is the kind of cell a column of kind k takes (Number: any).
+func wantKind(k Kind) valueKind {
+	switch k {
+	case String:
+		return vString
+	case Int, Ns:
+		return vInt
+	case Uint, Hex:
+		return vUint
+	case Float, Pct, PctHalfUp:
+		return vFloat
 	}
-	t.layoutOnce.Do(func() { t.cols = t.Layout() })
-	return t.cols
+	return vEmpty
 }
 
 // Counted is the Open of a table of n rows, row i filled by fill.
@@ -199,14 +257,10 @@ func (t *Table) Header() string {
 
 // textHeader is the aligned line of column names.
 func (t *Table) textHeader() []byte {
-	var row Row
-	cols := t.columns()
-	for _, c := range cols {
-		row.Str(c.Name)
-	}
 	var dst []byte
-	for i := range cols {
-		dst = appendTextCell(dst, i, &cols[i], &row.cells[i], i == len(cols)-1)
+	cols := t.columns()
+	for i, c := range cols {
+		dst = appendTextCell(dst, i, &cols[i], &cell{kind: vString, s: c.Name}, i == len(cols)-1)
 	}
 	return append(dst, '\n')
 }
@@ -233,7 +287,7 @@ func (g *tableGen) Start(state any) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tableCursor{g: g, s: s, started: st.started}, nil
+	return &tableCursor{g: g, shape: g.t.shapeOf(), s: s, started: st.started}, nil
 }
 
 // ExtraInputs gives the table's Inputs.
@@ -261,6 +315,7 @@ func (g *tableGen) DecodeState(b []byte) (any, error) {
 
 type tableCursor struct {
 	g       *tableGen
+	shape   *tableShape
 	s       Scanner
 	started bool
 	row     Row
@@ -283,10 +338,10 @@ func (c *tableCursor) head() ([]byte, error) {
 
 // scan reads the next row into c.row; false at the end or on an error.
 func (c *tableCursor) scan() (bool, error) {
-	c.row.cells = c.row.cells[:0]
+	c.row.reset()
 	err := c.s.Scan(&c.row)
-	if n := len(c.g.t.columns()); err == nil && len(c.row.cells) != n {
-		err = fmt.Errorf("render: a row of %d cells in a table of %d columns", len(c.row.cells), n)
+	if n := len(c.shape.cols); err == nil && c.row.n != n {
+		err = fmt.Errorf("render: a row of %d cells in a table of %d columns", c.row.n, n)
 	}
 	if err != nil {
 		c.done = true
@@ -313,7 +368,7 @@ func (c *tableCursor) Next(dst []byte) ([]byte, error) {
 		if !ok {
 			return dst, endRows(err, len(dst) > start)
 		}
-		if dst, err = c.g.appendRow(dst, c.row.cells); err != nil {
+		if dst, err = c.shape.appendRow(dst, &c.row, c.g.csv); err != nil {
 			return dst, err
 		}
 	}
@@ -339,7 +394,7 @@ func (c *tableCursor) NextLen() (int64, error) {
 		if !ok {
 			return n, endRows(err, n > 0)
 		}
-		k, err := c.g.rowLen(c.row.cells)
+		k, err := c.shape.rowLen(&c.row, c.g.csv)
 		if err != nil {
 			return n, err
 		}
@@ -357,67 +412,132 @@ func endRows(err error, some bool) error {
 	return err
 }
 
-func (g *tableGen) appendRow(dst []byte, cells []cell) ([]byte, error) {
-	return g.t.appendRow(dst, cells, g.csv)
-}
-
-func (t *Table) appendRow(dst []byte, cells []cell, csv bool) ([]byte, error) {
-	cols := t.columns()
-	for i := range cells {
-		if csv && cells[i].kind == vEmpty {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			continue
-		}
-		if err := check(&cols[i], &cells[i]); err != nil {
+// appendRow appends row r, checked against the columns, as CSV or text.
+func (sh *tableShape) appendRow(dst []byte, r *Row, csv bool) ([]byte, error) {
+	if !csv {
+		return sh.appendTextRow(dst, r)
+	}
+	w := 0 // the commas written: the column of the next cell
+	for i := range r.cells {
+		c := &r.cells[i]
+		if err := sh.check(c); err != nil {
 			return dst, err
 		}
-		if csv {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCSVCell(dst, &cols[i], &cells[i])
-		} else {
-			dst = appendTextCell(dst, i, &cols[i], &cells[i], i == len(cells)-1)
+		dst = appendCommas(dst, int(c.col)-w)
+		w = int(c.col)
+		switch col := &sh.cols[c.col]; {
+		case c.kind == vString:
+			dst = AppendCSVField(dst, c.s)
+		case c.kind == vInt:
+			dst = appendInt(dst, int64(c.u))
+		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
+			dst = AppendUint(dst, c.u)
+		default:
+			dst = appendValue(dst, col, c, true)
 		}
+	}
+	dst = appendCommas(dst, len(sh.cols)-1-w)
+	return append(dst, '\n'), nil
+}
+
+// rowLen is the length of appendRow's row, counted without rendering.
+func (sh *tableShape) rowLen(r *Row, csv bool) (int64, error) {
+	if !csv {
+		return sh.textRowLen(r)
+	}
+	n := max(len(sh.cols), 1) // the commas and the newline
+	for i := range r.cells {
+		c := &r.cells[i]
+		if err := sh.check(c); err != nil {
+			return 0, err
+		}
+		switch col := &sh.cols[c.col]; {
+		case c.kind == vString:
+			n += csvStringLen(c.s)
+		case c.kind == vInt:
+			n += intLen(int64(c.u))
+		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
+			n += DecimalLen(c.u)
+		default:
+			n += valueLen(col, c, true)
+		}
+	}
+	return int64(n), nil
+}
+
+// textCell is the cell of column i of r, its k-th cell with a value
+// when that is column i's (then k moves past it); an empty cell else.
+func (sh *tableShape) textCell(r *Row, i int, k *int) (cell, error) {
+	if *k >= len(r.cells) || int(r.cells[*k].col) != i {
+		return cell{}, nil
+	}
+	c := &r.cells[*k]
+	*k++
+	return *c, sh.check(c)
+}
+
+func (sh *tableShape) appendTextRow(dst []byte, r *Row) ([]byte, error) {
+	k := 0
+	for i := range sh.cols {
+		c, err := sh.textCell(r, i, &k)
+		if err != nil {
+			return dst, err
+		}
+		dst = appendTextCell(dst, i, &sh.cols[i], &c, i == len(sh.cols)-1)
 	}
 	return append(dst, '\n'), nil
 }
 
-func (g *tableGen) rowLen(cells []cell) (int64, error) {
-	cols := g.t.columns()
-	n := len(cells) // the commas and the newline
-	if !g.csv {
-		n = 1
-	}
-	for i := range cells {
-		if g.csv && cells[i].kind == vEmpty {
-			continue
-		}
-		if err := check(&cols[i], &cells[i]); err != nil {
+func (sh *tableShape) textRowLen(r *Row) (int64, error) {
+	n, k := 1, 0
+	for i := range sh.cols {
+		c, err := sh.textCell(r, i, &k)
+		if err != nil {
 			return 0, err
 		}
-		if g.csv {
-			n += csvCellLen(&cols[i], &cells[i])
-		} else {
-			n += textCellLen(i, &cols[i], &cells[i], i == len(cells)-1)
-		}
+		n += textCellLen(i, &sh.cols[i], &c, i == len(sh.cols)-1)
 	}
 	return int64(n), nil
 }
 
 // check reports a cell whose value does not fit its column: a bug in the
 // format, which fails the read instead of writing a wrong file.
-func check(col *Column, c *cell) error {
-	if c.kind == vEmpty || col.Kind == Number || int(col.Kind) < len(kindCell) && kindCell[col.Kind] == c.kind {
-		return nil
+func (sh *tableShape) check(c *cell) error {
+	if sh.accept[c.col]&(1<<c.kind) == 0 {
+		col := &sh.cols[c.col]
+		return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
 	}
-	return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
+	return nil
 }
 
-// kindCell is the kind of cell each column kind takes (Number takes any).
-var kindCell = [...]valueKind{String: vString, Int: vInt, Uint: vUint, Float: vFloat, Hex: vUint, Ns: vInt, Pct: vFloat, PctHalfUp: vFloat}
+const commas = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
+
+// appendCommas appends n commas (none when n <= 0).
+func appendCommas(dst []byte, n int) []byte {
+	for ; n > len(commas); n -= len(commas) {
+		dst = append(dst, commas...)
+	}
+	if n > 0 {
+		dst = append(dst, commas[:n]...)
+	}
+	return dst
+}
+
+// appendInt is strconv.AppendInt(dst, v, 10).
+func appendInt(dst []byte, v int64) []byte {
+	if v < 0 {
+		return AppendUint(append(dst, '-'), -uint64(v))
+	}
+	return AppendUint(dst, uint64(v))
+}
+
+// intLen is len(appendInt(nil, v)).
+func intLen(v int64) int {
+	if v < 0 {
+		return 1 + DecimalLen(-uint64(v))
+	}
+	return DecimalLen(uint64(v))
+}
 
 // appendValue appends the cell's text, as CSV (exact) or text (rounded)
 // writes it, without quoting or alignment; a string as text views write
@@ -429,7 +549,7 @@ func appendValue(dst []byte, col *Column, c *cell, csv bool) []byte {
 	case vString:
 		return AppendName(dst, c.s)
 	case vInt:
-		return strconv.AppendInt(dst, int64(c.u), 10)
+		return appendInt(dst, int64(c.u))
 	}
 	switch col.Kind {
 	case Uint:
@@ -437,18 +557,18 @@ func appendValue(dst []byte, col *Column, c *cell, csv bool) []byte {
 	case Hex:
 		return AppendHexPadded(dst, c.u, col.Digits)
 	case Pct:
-		return AppendPct(dst, c.f)
+		return AppendPct(dst, c.f())
 	case PctHalfUp:
-		return AppendPctHalfUp(dst, c.f)
+		return AppendPctHalfUp(dst, c.f())
 	case Number:
 		if c.kind == vUint {
 			return AppendUint(dst, c.u)
 		}
 	}
 	if csv {
-		return AppendFloat(dst, c.f)
+		return AppendFloat(dst, c.f())
 	}
-	return AppendC(dst, c.f, 'g')
+	return AppendC(dst, c.f(), 'g')
 }
 
 // valueLen is len(appendValue(nil, col, c, csv)), counted where it can be.
@@ -459,10 +579,7 @@ func valueLen(col *Column, c *cell, csv bool) int {
 	case vString:
 		return len(EscapeName(c.s))
 	case vInt:
-		if v := int64(c.u); v < 0 {
-			return 1 + DecimalLen(uint64(-v))
-		}
-		return DecimalLen(c.u)
+		return intLen(int64(c.u))
 	}
 	switch col.Kind {
 	case Uint:
@@ -474,11 +591,11 @@ func valueLen(col *Column, c *cell, csv bool) int {
 			return DecimalLen(c.u)
 		}
 		if csv {
-			return FloatLen(c.f)
+			return FloatLen(c.f())
 		}
 	case Float:
 		if csv {
-			return FloatLen(c.f)
+			return FloatLen(c.f())
 		}
 	}
 	var buf [40]byte
@@ -501,25 +618,16 @@ func HexLen(v uint64) int {
 	return n
 }
 
-func appendCSVCell(dst []byte, col *Column, c *cell) []byte {
-	if c.kind == vString {
-		return AppendCSVField(dst, c.s)
-	}
-	return appendValue(dst, col, c, true)
-}
-
-func csvCellLen(col *Column, c *cell) int {
-	if c.kind == vString {
-		if plainCSV(c.s) {
-			return len(c.s)
-		}
-		s := EscapeCSV(c.s)
-		if FieldNeedsQuotes(s) {
-			return 2 + len(s) + strings.Count(s, `"`)
-		}
+// csvStringLen is len(AppendCSVField(nil, s)).
+func csvStringLen(s string) int {
+	if plainCSV(s) {
 		return len(s)
 	}
-	return valueLen(col, c, true)
+	s = EscapeCSV(s)
+	if FieldNeedsQuotes(s) {
+		return 2 + len(s) + strings.Count(s, `"`)
+	}
+	return len(s)
 }
 
 // textWidth is the number of characters of a text cell (runes of a

@@ -473,7 +473,7 @@ func TestGroupsPos(t *testing.T) {
 	s, _ := tab.Open(nil)
 	var r Row
 	for range 30 {
-		r.cells = r.cells[:0]
+		r.reset()
 		if err := s.Scan(&r); err != nil {
 			t.Fatal(err)
 		}
