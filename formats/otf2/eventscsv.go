@@ -233,27 +233,23 @@ func (s *eventsScanner) Scan(row *render.Row) error {
 	}
 	ev := &s.ev
 	t := s.t
+	base := row.Len() // the row's column 0
 	row.Int(t.clock.rel(ev.Time))
 	nsCell(row, t.clock.ns(ev.Time))
 	row.Str(ev.Name())
-	next := 3 // the next column
-	for _, c := range s.sc.fields[ev.Type()] {
+	fields := s.sc.fields[ev.Type()]
+	for i := range fields {
+		c := &fields[i]
+		next := row.Len() - base
 		if c.i >= len(ev.Vals) || c.col < next {
 			continue
 		}
-		for ; next < c.col; next++ {
-			row.Empty()
-		}
-		s.fieldCell(&c, ev).add(row)
-		next++
+		row.Empties(c.col - next)
+		s.addField(row, c, ev)
 	}
-	for ; next < s.sc.attr0; next++ {
-		row.Empty()
-	}
+	row.Empties(s.sc.attr0 - (row.Len() - base))
 	if len(ev.Attrs) == 0 {
-		for ; next < len(s.sc.cols); next++ {
-			row.Empty()
-		}
+		row.Empties(len(s.sc.cols) - s.sc.attr0)
 		return nil
 	}
 	cells := s.cells[s.sc.attr0:]
@@ -285,16 +281,16 @@ func (c eventCell) add(row *render.Row) {
 	}
 }
 
-// fieldCell is field c.i of ev as its column shows it.
-func (s *eventsScanner) fieldCell(c *fieldCell, ev *otf2.Event) eventCell {
+// addField adds field c.i of ev to row as its column shows it.
+func (s *eventsScanner) addField(row *render.Row, c *fieldCell, ev *otf2.Event) {
 	v := ev.Vals[c.i]
 	switch c.conv {
 	case cvInt:
-		return eventCell{kind: 'i', u: v}
+		row.Int(int64(v))
 	case cvFloat:
-		return eventCell{kind: 'f', f: math.Float64frombits(v)}
+		row.Float(math.Float64frombits(v))
 	case cvRef:
-		return eventCell{kind: 's', s: s.t.names.plain(c.table, v)}
+		row.Str(s.t.names.plain(c.table, v))
 	case cvEnum:
 		k := enumValue{c.enum, v}
 		name, ok := s.enums[k]
@@ -305,12 +301,9 @@ func (s *eventsScanner) fieldCell(c *fieldCell, ev *otf2.Event) eventCell {
 			name = string(appendEnum(nil, c.enum, v))
 			s.enums[k] = name
 		}
-		return eventCell{kind: 's', s: name}
+		row.Str(name)
 	case cvTime:
-		if ns := s.t.clock.ns(v); ns <= math.MaxInt64 {
-			return eventCell{kind: 'i', u: ns}
-		}
-		return eventCell{}
+		nsCell(row, s.t.clock.ns(v))
 	case cvArgs:
 		b := s.args[:0]
 		for j, a := range ev.Arr[0] {
@@ -320,9 +313,10 @@ func (s *eventsScanner) fieldCell(c *fieldCell, ev *otf2.Event) eventCell {
 			b = append(b, s.t.names.plain("strings", a)...)
 		}
 		s.args = b
-		return eventCell{kind: 's', s: string(b)}
+		row.Str(string(b))
+	default:
+		row.Uint(v)
 	}
-	return eventCell{kind: 'u', u: v}
 }
 
 // attrCell is attribute value a in a column of kind: a number as its type
