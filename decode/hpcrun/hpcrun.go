@@ -76,18 +76,14 @@ const (
 	TypeDerived
 )
 
-func (t MetricType) String() string {
-	switch t {
-	case TypeNull:
-		return "null"
-	case TypeRaw:
-		return "raw"
-	case TypeFinal:
-		return "final"
-	case TypeDerived:
-		return "derived"
+func (t MetricType) String() string { return flagName(uint8(t), "null", "raw", "final", "derived") }
+
+// flagName is the name of flag value v, names[v], or v in decimal past them.
+func flagName(v uint8, names ...string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return strconv.Itoa(int(t))
+	return strconv.Itoa(int(v))
 }
 
 // A ValType says whether values are inclusive or exclusive (flags byte 1).
@@ -99,17 +95,7 @@ const (
 	ValExcl
 )
 
-func (t ValType) String() string {
-	switch t {
-	case ValNull:
-		return "null"
-	case ValIncl:
-		return "inclusive"
-	case ValExcl:
-		return "exclusive"
-	}
-	return strconv.Itoa(int(t))
-}
+func (t ValType) String() string { return flagName(uint8(t), "null", "inclusive", "exclusive") }
 
 // A ValFmt is how a metric value's 8 bytes are to be read (flags byte 2).
 type ValFmt uint8
@@ -120,17 +106,7 @@ const (
 	FmtReal
 )
 
-func (f ValFmt) String() string {
-	switch f {
-	case FmtNull:
-		return "null"
-	case FmtInt:
-		return "int"
-	case FmtReal:
-		return "real"
-	}
-	return strconv.Itoa(int(f))
-}
+func (f ValFmt) String() string { return flagName(uint8(f), "null", "int", "real") }
 
 // An NVPair is a name/value string pair of a header.
 type NVPair struct{ Name, Value string }
