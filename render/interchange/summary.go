@@ -131,21 +131,33 @@ func (s *summary) regionRows() ([]regionRow, error) {
 			return cmp.Or(cmp.Compare(a.track, b.track), cmp.Compare(b.inc, a.inc), cmp.Compare(b.count, a.count),
 				cmp.Compare(a.name, b.name), cmp.Compare(a.cat, b.cat))
 		})
-		if s.err == nil {
-			s.regSaved.Store(s.encodeRegions())
-		}
+		keep(s.regSaved, s.err, s.encodeRegions)
 	})
 	return s.regions, s.err
 }
 
 // encodeRegions is what regSaved keeps: the end, then the rows.
 func (s *summary) encodeRegions() []byte {
-	var w render.StateWriter
-	w.Int(s.end).Uint(uint64(len(s.regions)))
+	w := startSaved(s.end, len(s.regions))
 	for _, r := range s.regions {
 		w.Uint(uint64(r.track)).String(r.name).String(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
 	}
 	return w.Bytes()
+}
+
+// keep saves what encode writes in sv when err is nil: a data error
+// means the sums are partial, and a later mount reads the trace again.
+func keep(sv render.Saved, err error, encode func() []byte) {
+	if err == nil {
+		sv.Store(encode())
+	}
+}
+
+// startSaved begins the bytes openSaved reads: the end, then a count.
+func startSaved(end int64, n int) *render.StateWriter {
+	w := new(render.StateWriter)
+	w.Int(end).Uint(uint64(n))
+	return w
 }
 
 // openSaved is a reader of the bytes sv kept (nil when none), the end
@@ -259,17 +271,14 @@ func (s *summary) binRows() ([]binRow, error) {
 			na, nb := &s.names[a.region], &s.names[b.region]
 			return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(na[0], nb[0]), cmp.Compare(na[1], nb[1]))
 		})
-		if s.binErr == nil {
-			s.binSaved.Store(s.encodeBins())
-		}
+		keep(s.binSaved, s.binErr, s.encodeBins)
 	})
 	return s.bins, s.binErr
 }
 
 // encodeBins is what binSaved keeps: the end, the region names, the cells.
 func (s *summary) encodeBins() []byte {
-	var w render.StateWriter
-	w.Int(s.binEnd).Uint(uint64(len(s.names)))
+	w := startSaved(s.binEnd, len(s.names))
 	for _, n := range s.names {
 		w.String(n[0]).String(n[1])
 	}
