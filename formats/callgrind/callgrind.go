@@ -72,14 +72,9 @@ func Detect(path string) (string, bool) {
 }
 
 // Open opens a profile or a directory of profiles.
-func Open(path string) (*vfs.Source, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return openDir(path)
-	}
+func Open(path string) (*vfs.Source, error) { return vfs.FileOrDir(path, openFile, openDir) }
+
+func openFile(path string) (*vfs.Source, error) {
 	f, err := cg.Open(path)
 	if err != nil {
 		return nil, err

@@ -208,3 +208,16 @@ func (e *Errors) ReportRenames(where string, names, out []string) {
 		e.Report(at, fmt.Errorf("named %q in the data; renamed, since %q is taken by hpcfs's own file or another entry", n, render.SafeName(n)))
 	}
 }
+
+// FileOrDir opens path with dir when it is a directory and with file
+// otherwise: the Open of a format that reads a file or a folder of them.
+func FileOrDir(path string, file, dir func(string) (*Source, error)) (*Source, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return dir(path)
+	}
+	return file(path)
+}
