@@ -194,3 +194,13 @@ func SameRows(t testing.TB, what string, got, want [][]string) {
 		}
 	}
 }
+
+// Contains fails t for each of wants that text, the file name, lacks.
+func Contains(t testing.TB, name, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", name, want, text)
+		}
+	}
+}

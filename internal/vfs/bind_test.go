@@ -13,6 +13,7 @@ import (
 	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 // recorder is a generator of n lines that ends on a malformed-input error
@@ -117,11 +118,7 @@ func TestViewsTakeIdentityFromTree(t *testing.T) {
 		t.Errorf("keys not distinct: %v", keys)
 	}
 	lines := strings.Join(s.Errors.Lines(), "\n")
-	for _, want := range []string{"a/bad.txt: record 20000: ", "static.txt: boom", "lazy/x.txt: boom", "idx/2: boom"} {
-		if !strings.Contains(lines, want) {
-			t.Errorf("_errors.txt lacks %q:\n%s", want, lines)
-		}
-	}
+	testdata.Contains(t, "_errors.txt", lines, "a/bad.txt: record 20000: ", "static.txt: boom", "lazy/x.txt: boom", "idx/2: boom")
 
 	// A good view is indexed under its key: a second open of the same
 	// input reads it back; after the input changed, it measures again.
