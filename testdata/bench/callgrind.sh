@@ -15,13 +15,10 @@ mount_bg "$work/callgrind.out.big" "$work/mnt"
 m="$work/mnt"
 t0=$(ms); ls "$m" > /dev/null; t1=$(ms)
 echo "ls of the root: $(el $t0 $t1)"
-stat_view functions.csv "reads the whole file once"
-cat_view functions.csv
-tail_view functions.csv
+stat_cat_tail functions.csv "reads the whole file once"
 stat_view calls.csv
 cat_view calls.csv
-t0=$(ms); n=$(ls "$m/functions" | wc -l); t1=$(ms)
-echo "ls functions/ ($n entries): $(el $t0 $t1)"
+ls_count functions
 first=$(ls "$m/functions" | sed -n 2p)
 t0=$(ms); cat "$m/functions/$first/callers.csv" "$m/functions/$first/callees.csv" > /dev/null; t1=$(ms)
 echo "functions/$first callers.csv + callees.csv: $(el $t0 $t1)"

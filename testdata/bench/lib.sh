@@ -56,5 +56,17 @@ tail_view() {
 	t0=$(ms); tail -n 1 "$m/$1" > /dev/null; t1=$(ms)
 	echo "tail -n 1 $1${2:+ ($2)}: $(el "$t0" "$t1")"
 }
+# stat_cat_tail V [NOTE]: stat_view V [NOTE], cat_view V, tail_view V.
+stat_cat_tail() {
+	stat_view "$@"
+	cat_view "$1"
+	tail_view "$1"
+}
+# ls_count DIR: times an ls of the mount's DIR and prints its entries.
+ls_count() {
+	local t0 t1 n
+	t0=$(ms); n=$(ls "$m/$1" | wc -l); t1=$(ms)
+	echo "ls $1/ ($n entries): $(el "$t0" "$t1")"
+}
 # drop_caches empties the page cache (as root; otherwise it does nothing).
 drop_caches() { echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true; }

@@ -18,17 +18,14 @@ for nr in 0 50000 99999; do
 	t0=$(ms); rows=$(wc -l < "$m/functions/$name/callers.csv"); t1=$(ms)
 	echo "cold functions/$name/callers.csv: $(el $t0 $t1), $rows lines"
 done
-stat_view functions.csv
-cat_view functions.csv
-tail_view functions.csv
+stat_cat_tail functions.csv
 stat_view calls.csv
 cat_view calls.csv
 drop_caches
 tail_view calls.csv "page cache dropped"
 stat_view functions.txt
 cat_view functions.txt "sorted by self cost"
-t0=$(ms); n=$(ls "$m/functions" | wc -l); t1=$(ms)
-echo "ls functions/ ($n entries): $(el $t0 $t1)"
+ls_count functions
 for nr in 12345 77777; do
 	name=$(printf '%05d' $nr)-App_Module$((nr % 97))_Service$nr-\>handle
 	t0=$(ms); cat "$m/functions/$name/callers.csv" "$m/functions/$name/callees.csv" > /dev/null; t1=$(ms)
