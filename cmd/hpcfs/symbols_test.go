@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	dec "github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
@@ -45,7 +46,10 @@ func TestSymbolsFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	prof := gendcpi.New("pdb-0.07", lo).Set("path", recorded)
+	// tstart/tsize name the binary's text and the epoch follows its build,
+	// as DCPI records them, so the binary is taken as the one measured.
+	prof := gendcpi.New("pdb-0.07", lo).Set("path", recorded).Set("tsize", strconv.FormatUint(hi-lo, 10)).
+		Set("epoch", time.Now().UTC().Add(time.Minute).Format("0601021504"))
 	counts := make([]uint32, len(addrs))
 	for i := range counts {
 		counts[i] = 1
