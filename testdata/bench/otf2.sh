@@ -22,6 +22,11 @@
 #   wall, 1.3-1.4x less CPU; C iterate 2.2 s (0.8 s), 5.1 s (0.9 s); cat of
 #   every events.csv (render.Table since f3af7ff) 26.6 s (9.3 s), 35.4 s
 #   (10.1 s); first byte 2-26 ms; peak RSS 62.2 and 62.5 MB.
+# Measured 2026-11-28 (load average ~30) after the table engine's sparse
+# rows (Row.Empties, typed cell switch): one run, wall (CPU): otf2-print
+#   14.0 s (6.0 s); events.txt 7.3 s (3.5 s); C iterate 1.6 s (0.87 s);
+#   cat of every events.csv 13.1 s (4.9 s, was 9.3-10.1 s), 5.6x the C
+#   iterator's CPU; first byte 9-50 ms; peak RSS 57.9 MB.
 set -euo pipefail
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
 gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
