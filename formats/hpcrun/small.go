@@ -2,6 +2,7 @@ package hpcrun
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -28,7 +29,8 @@ func (m *mount) readme() ([]byte, error) {
                    (module+0xoffset of each frame, root;...;leaf), per inclusive metric: count
                    of the profiles with a value there, min, mean, max, stddev (population),
                    cv = stddev / mean, max_over_mean and max_profile, the profile of the max;
-                   worst first (max_over_mean, then max - mean); kind is always "context"
+                   worst first (max_over_mean, then max - mean); kind is always "context";
+                   the contexts beyond its ` + strconv.Itoa(imbalanceBudget>>20) + ` MB budget are left out (said in _errors.txt)
   <profile>/       one per .hpcrun file, named after the file without .hpcrun
     hpcproftt.txt  the text of HPCToolkit's ` + "`hpcproftt --dump`" + ` (2016.12 layout; layout C adds its
                    frequency/multiplexed/period-mean/num-samples line)
