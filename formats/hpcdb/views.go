@@ -129,6 +129,12 @@ func (d *db) headerText() ([]byte, error) {
 		}
 		return old
 	}
+	// file starts the block of one binary file: its name, magic and version.
+	file := func(name, old, format string, major, minor uint8) {
+		b = append(b, "\n["+name+"]\n"...)
+		kv("magic", magic(old, format))
+		kv("version", strconv.Itoa(int(major))+"."+strconv.Itoa(int(minor)))
+	}
 	if m.meta != nil {
 		b = d.metaHeaderText(b)
 		goto binary
@@ -153,9 +159,7 @@ func (d *db) headerText() ([]byte, error) {
 binary:
 	if p := d.profile; p != nil {
 		h := p.Header
-		b = append(b, "\n[profile.db]\n"...)
-		kv("magic", magic(hpcdb.ProfileMagic, hpcdb.FormatProfile))
-		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		file("profile.db", hpcdb.ProfileMagic, hpcdb.FormatProfile, h.Major, h.Minor)
 		kv("num_prof", h.NumProf)
 		kv("num_sec", h.NumSec)
 		kv("prof_info_sec_size", h.InfoSize)
@@ -178,9 +182,7 @@ binary:
 	}
 	if c := d.cct; c != nil {
 		h := c.Header
-		b = append(b, "\n[cct.db]\n"...)
-		kv("magic", magic(hpcdb.CCTMagic, hpcdb.FormatCCT))
-		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		file("cct.db", hpcdb.CCTMagic, hpcdb.FormatCCT, h.Major, h.Minor)
 		kv("num_ctx", h.NumCtx)
 		kv("num_sec", h.NumSec)
 		kv("ctx_info_sec_size", h.InfoSize)
@@ -199,9 +201,7 @@ binary:
 	}
 	if t := d.trace; t != nil {
 		h := t.Header
-		b = append(b, "\n[trace.db]\n"...)
-		kv("magic", magic(hpcdb.TraceMagic, hpcdb.FormatTrace))
-		kv("version", strconv.Itoa(int(h.Major))+"."+strconv.Itoa(int(h.Minor)))
+		file("trace.db", hpcdb.TraceMagic, hpcdb.FormatTrace, h.Major, h.Minor)
 		kv("num_trace", h.NumTraces)
 		kv("num_sec", h.NumSec)
 		kv("trace_hdr_sec_size", h.HdrSize)
