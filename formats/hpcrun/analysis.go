@@ -58,6 +58,17 @@ var analyses = struct {
 	elems map[*profile]*list.Element
 }{order: list.New(), elems: map[*profile]*list.Element{}}
 
+// openAnalysed is the open profile and its analysis, which the CCT views
+// read together.
+func (p *profile) openAnalysed() (*hpcrun.File, *analysis, error) {
+	f, err := p.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := p.analysis()
+	return f, a, err
+}
+
 func (p *profile) analysis() (*analysis, error) {
 	f, err := p.open()
 	if err != nil {
@@ -440,28 +451,29 @@ func (d *depths) get(i uint64) uint32 {
 	return d.d32[i]
 }
 
+// widen is s in a wider integer type, when a depth outgrows s's.
+func widen[D, S uint8 | uint16 | uint32](s []S) []D {
+	d := make([]D, len(s))
+	for k, x := range s {
+		d[k] = D(x)
+	}
+	return d
+}
+
 func (d *depths) set(i uint64, v uint32) {
 	if d.d8 != nil {
 		if v <= math.MaxUint8 {
 			d.d8[i] = uint8(v)
 			return
 		}
-		d.d16 = make([]uint16, len(d.d8))
-		for k, x := range d.d8 {
-			d.d16[k] = uint16(x)
-		}
-		d.d8 = nil
+		d.d16, d.d8 = widen[uint16](d.d8), nil
 	}
 	if d.d16 != nil {
 		if v <= math.MaxUint16 {
 			d.d16[i] = uint16(v)
 			return
 		}
-		d.d32 = make([]uint32, len(d.d16))
-		for k, x := range d.d16 {
-			d.d32[k] = uint32(x)
-		}
-		d.d16 = nil
+		d.d32, d.d16 = widen[uint32](d.d16), nil
 	}
 	d.d32[i] = v
 }

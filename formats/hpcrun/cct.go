@@ -86,11 +86,7 @@ func (p *profile) cctTable() *render.Table {
 		},
 		Inputs: p.symbolFiles, // names come from the binaries
 		Open: func(pos []byte) (render.Scanner, error) {
-			f, err := p.open()
-			if err != nil {
-				return nil, err
-			}
-			a, err := p.analysis()
+			f, a, err := p.openAnalysed()
 			if err != nil {
 				return nil, err
 			}
@@ -243,11 +239,7 @@ type cctTxt struct {
 }
 
 func (p *profile) startCCTTxt(state any) (render.Cursor, error) {
-	f, err := p.open()
-	if err != nil {
-		return nil, err
-	}
-	a, err := p.analysis()
+	f, a, err := p.openAnalysed()
 	if err != nil {
 		return nil, err
 	}
