@@ -32,15 +32,24 @@ func dumpHeader(magic string, major, minor uint8, fields ...dumpField) []byte {
 	b = strconv.AppendInt(b, int64(major), 10)
 	b = append(b, '.')
 	b = strconv.AppendInt(b, int64(minor), 10)
-	b = append(b, ')')
-	for _, f := range fields {
-		b = append(b, "\n  ("...)
+	b = append(b, ")\n  "...)
+	b = appendFields(b, "\n  ", fields...)
+	return append(b, "\n]\n"...)
+}
+
+// appendFields appends "(name: v)" for each field, sep between them.
+func appendFields(b []byte, sep string, fields ...dumpField) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, sep...)
+		}
+		b = append(b, '(')
 		b = append(b, f.name...)
 		b = append(b, ": "...)
 		b = strconv.AppendInt(b, f.v, 10)
 		b = append(b, ')')
 	}
-	return append(b, "\n]\n"...)
+	return b
 }
 
 func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
@@ -60,21 +69,11 @@ func profileDumpParts(p *hpcdb.ProfileDB) []render.Part {
 			pi := p.Profiles[i]
 			dst = append(dst, "  "...)
 			dst = strconv.AppendInt(dst, i, 10)
-			dst = append(dst, "[(id_tuple_ptr: "...)
-			dst = appendI64(dst, pi.TuplePtr)
-			dst = append(dst, ") (metadata_ptr: "...)
-			dst = appendI64(dst, pi.MetadataPtr)
-			dst = append(dst, ") (spare_one: "...)
-			dst = appendI64(dst, pi.SpareOne)
-			dst = append(dst, ") (spare_two: "...)
-			dst = appendI64(dst, pi.SpareTwo)
-			dst = append(dst, ") (num_vals: "...)
-			dst = appendI64(dst, pi.NumVals)
-			dst = append(dst, ") (num_nzctxs: "...)
-			dst = appendI32(dst, pi.NumCtxs)
-			dst = append(dst, ") (starting location: "...)
-			dst = appendI64(dst, pi.Offset)
-			dst = append(dst, ")]\n"...)
+			dst = append(dst, '[')
+			dst = appendFields(dst, " ", dumpField{"id_tuple_ptr", int64(pi.TuplePtr)}, dumpField{"metadata_ptr", int64(pi.MetadataPtr)},
+				dumpField{"spare_one", int64(pi.SpareOne)}, dumpField{"spare_two", int64(pi.SpareTwo)}, dumpField{"num_vals", int64(pi.NumVals)},
+				dumpField{"num_nzctxs", i32(pi.NumCtxs)}, dumpField{"starting location", int64(pi.Offset)})
+			dst = append(dst, "]\n"...)
 		}
 		return dst, nil
 	}}, render.TextPart("]\n"))
