@@ -66,34 +66,7 @@ func TestDiffMounted(t *testing.T) {
 		t.Error("README.txt does not explain diff/")
 	}
 
-	tool, err := exec.Command("go", "tool", "-n", "pprof").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pprof := func(args ...string) (string, []string) {
-		t.Helper()
-		out, err := exec.Command(strings.TrimSpace(string(tool)), args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
-		}
-		var net string
-		var rows []string
-		for _, l := range strings.Split(string(out), "\n") {
-			f := strings.Fields(l)
-			switch {
-			case strings.HasPrefix(l, "Showing nodes accounting for "):
-				net = f[4] // "<net>," (the denominator after it differs: see README.txt)
-			case len(f) >= 6 && strings.HasSuffix(f[1], "%"):
-				rows = append(rows, f[0]+" "+f[3]+" "+strings.Join(f[5:], " "))
-			}
-		}
-		return net, rows
-	}
-	wantNet, wantRows := pprof("-top", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0", "-diff_base="+filepath.Join(mnt, "a/profile.pb.gz"), filepath.Join(mnt, "b/profile.pb.gz"))
-	gotNet, gotRows := pprof("-top", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0", filepath.Join(mnt, "diff/profile.pb.gz"))
-	if gotNet != wantNet || len(wantRows) == 0 || strings.Join(gotRows, "\n") != strings.Join(wantRows, "\n") {
-		t.Errorf("pprof -top of diff/profile.pb.gz: net %s, rows\n%s\n-diff_base: net %s, rows\n%s", gotNet, strings.Join(gotRows, "\n"), wantNet, strings.Join(wantRows, "\n"))
-	}
+	checkDiffTop(t, mnt, "profile.pb.gz")
 
 	rows := testdata.ReadCSV(t, read("diff/procedures.csv"))
 	if strings.Join(rows[0], ",") != "function,metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,b_exc,b_minus_a_exc,b_over_a_exc" {
@@ -128,5 +101,120 @@ func TestDiffMounted(t *testing.T) {
 	svg := string(read("diff/flame/" + render.Name(metric, "metric") + ".svg"))
 	if !strings.Contains(svg, `fill="rgb(255,`) || !strings.Contains(svg, `,255)"`) {
 		t.Error("the SVG has no red or no blue frame")
+	}
+}
+
+// pprofTop is the net total ("Showing nodes accounting for N") and the
+// rows (flat, cum, name) of go tool pprof -top of args.
+func pprofTop(t *testing.T, args ...string) (string, []string) {
+	t.Helper()
+	tool, err := exec.Command("go", "tool", "-n", "pprof").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append([]string{"-symbolize=none", "-top", "-nodecount=1000", "-nodefraction=0", "-edgefraction=0"}, args...)
+	out, err := exec.Command(strings.TrimSpace(string(tool)), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof %v: %v\n%s", args, err, out)
+	}
+	var net string
+	var rows []string
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(l, "Showing nodes accounting for "):
+			net = f[4] // "<net>," (the denominator after it differs: see README.txt)
+		case len(f) >= 6 && strings.HasSuffix(f[1], "%"):
+			rows = append(rows, f[0]+" "+f[3]+" "+strings.Join(f[5:], " "))
+		}
+	}
+	return net, rows
+}
+
+// checkDiffTop: pprof -top of the diff mount's diff/profile.pb.gz gives
+// the same net total and flat and cum values per function as go tool
+// pprof -top -diff_base=A B, where A and B are the profiles of a/ and b/
+// matching run (a glob), merged by go tool pprof -proto when there are
+// several (a repeated -diff_base is not summed: the last one wins).
+func checkDiffTop(t *testing.T, mnt, run string) {
+	t.Helper()
+	var args []string
+	for _, side := range []string{"a", "b"} {
+		files, _ := filepath.Glob(filepath.Join(mnt, side, run))
+		if len(files) == 0 {
+			t.Fatalf("no %s/%s", side, run)
+		}
+		f := files[0]
+		if len(files) > 1 {
+			f = filepath.Join(t.TempDir(), side+".pb.gz")
+			tool, _ := exec.Command("go", "tool", "-n", "pprof").Output()
+			if out, err := exec.Command(strings.TrimSpace(string(tool)), append([]string{"-symbolize=none", "-proto", "-output=" + f}, files...)...).CombinedOutput(); err != nil {
+				t.Fatalf("go tool pprof -proto %v: %v\n%s", files, err, out)
+			}
+		}
+		if side == "a" {
+			f = "-diff_base=" + f
+		}
+		args = append(args, f)
+	}
+	wantNet, wantRows := pprofTop(t, args...)
+	gotNet, gotRows := pprofTop(t, filepath.Join(mnt, "diff/profile.pb.gz"))
+	if gotNet != wantNet || len(wantRows) == 0 || strings.Join(gotRows, "\n") != strings.Join(wantRows, "\n") {
+		t.Errorf("pprof -top of diff/profile.pb.gz: net %s, rows\n%s\n%v: net %s, rows\n%s", gotNet, strings.Join(gotRows, "\n"), args, wantNet, strings.Join(wantRows, "\n"))
+	}
+}
+
+// TestDiffEveryFormat mounts two runs of each format that has a profile
+// (corpus cases with a metric in common, else generated ones; webgrind's
+// is TestDiffMounted; DCPI has no profile.pb.gz) and
+// checks diff/profile.pb.gz against go tool pprof -diff_base over the
+// profiles that make each run: the one at the root of a database, trace
+// or file; every per-thread profile of an hpcrun measurement directory;
+// sum/ of a callgrind run in parts.
+func TestDiffEveryFormat(t *testing.T) {
+	corpus := "../../../shared/corpus/"
+	gen := t.TempDir()
+	for i, nodes := range []string{"300", "500"} {
+		out := filepath.Join(gen, "meas"+strconv.Itoa(i))
+		if b, err := exec.Command("go", "run", "../../testdata/cmd/genhpcrun", "-o", out, "-files", "3", "-nodes", nodes, "-metrics", "2").CombinedOutput(); err != nil {
+			t.Fatalf("genhpcrun: %v\n%s", err, b)
+		}
+		out = filepath.Join(gen, "db"+strconv.Itoa(i))
+		if b, err := exec.Command("go", "run", "../../testdata/cmd/genhpcdb", "-threads", "2", "-contexts", "500", "-samples", "10", "-metrics", "2", "-seed", strconv.Itoa(i+1), out).CombinedOutput(); err != nil {
+			t.Fatalf("genhpcdb: %v\n%s", err, b)
+		}
+	}
+	// two callgrind runs in parts: the corpus's four parts, and its first two
+	for i, n := range []int{4, 2} {
+		dir := filepath.Join(gen, "parts"+strconv.Itoa(i))
+		os.Mkdir(dir, 0o755)
+		for _, suffix := range []string{"", ".1", ".2", ".3"}[:n] {
+			b, err := os.ReadFile(corpus + "callgrind/valgrind-3.19-generated/callgrind.out.parts" + suffix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "callgrind.out.parts"+suffix), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name, a, b, run string
+	}{
+		{"hpcrun measurement dirs", filepath.Join(gen, "meas0"), filepath.Join(gen, "meas1"), "*/profile.pb.gz"},
+		{"hpcdb 4.0", filepath.Join(gen, "db0"), filepath.Join(gen, "db1"), "profile.pb.gz"},
+		{"hpcdb meta.db", corpus + "hpctoolkit-metadb/hpctoolkit-small", corpus + "hpctoolkit-metadb/hpctoolkit-loops-cputime-t", "profile.pb.gz"},
+		{"callgrind files", corpus + "callgrind/valgrind-3.19-generated/callgrind.out.default", corpus + "callgrind/valgrind-3.19-generated/callgrind.out.cachesim", "profile.pb.gz"},
+		{"callgrind runs in parts", filepath.Join(gen, "parts0"), filepath.Join(gen, "parts1"), "sum/profile.pb.gz"},
+		{"otf2", corpus + "otf2/pipit-ping-pong/traces.otf2", corpus + "otf2/gen-threads-metrics/traces.otf2", "profile.pb.gz"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mnt := mountCLISources(t, []string{c.a, c.b})
+			checkDiffTop(t, mnt, c.run)
+			readme, err := os.ReadFile(filepath.Join(mnt, "README.txt"))
+			if err != nil || !strings.Contains(string(readme), "run a: the sum of") {
+				t.Errorf("README.txt does not name the runs compared (%v)", err)
+			}
+		})
 	}
 }

@@ -181,6 +181,12 @@ func openDir(dir string) (*vfs.Source, error) {
 		}
 		newSum(ps, sumNames[i]+"/", src.Errors).build(src.Root.AddDir(sumNames[i]), false)
 	}
+	switch {
+	case len(groups) == 1 && len(groups[0]) == len(profiles):
+		src.Run = []string{sumNames[0] + "/profile.pb.gz"} // one run in parts or threads
+	case len(profiles) == 1:
+		src.Run = []string{dirNames[0] + "/profile.pb.gz"}
+	}
 	src.Root.AddFile("README.txt", render.Static([]byte(dirReadme(dir, opened, dirNames, profiles, groups, sumNames))))
 	src.AddInfo("profiles", len(profiles))
 	return src, nil

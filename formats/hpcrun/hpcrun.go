@@ -168,6 +168,7 @@ func Open(path string) (*vfs.Source, error) {
 	var traced []*profile
 	for _, p := range m.profiles {
 		root.Add(p.name, vfs.Lazy(p.entries))
+		m.src.Run = append(m.src.Run, p.name+"/profile.pb.gz")
 		if p.tracePath != "" {
 			traced = append(traced, p)
 		}

@@ -173,6 +173,9 @@ func openDir(dir string) (*vfs.Source, error) {
 		sub.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return []byte(p.readme(filepath.Join(dir, names[i]))), nil }, nil))
 		rows = append(rows, p.fileRow(names[i], dirNames[i]))
 	}
+	if len(profiles) == 1 {
+		src.Run = []string{dirNames[0] + "/profile.pb.gz"}
+	}
 	src.Root.AddFile("files.csv", render.Static(csvTable(filesColumns, rows)))
 	src.Root.AddFile("README.txt", render.Static([]byte(dirReadme(dir, names, dirNames, profiles))))
 	src.AddInfo("files", len(profiles))

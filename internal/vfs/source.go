@@ -47,6 +47,11 @@ type Source struct {
 	Errors  *Errors
 	Info    []Field   // counts and facts for `hpcfs info`
 	ModTime time.Time // reported by every entry of the tree
+	// Run lists the profile.pb.gz files of the tree whose sum is the
+	// run's profile, which a diff of two runs compares (a measurement
+	// directory's per-thread profiles, the summed parts of a callgrind
+	// run); nil means the profile.pb.gz at the root.
+	Run []string
 	// Options are the mount's settings; set them before FS, which binds
 	// them to every view.
 	Options render.Options

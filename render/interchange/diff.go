@@ -17,8 +17,9 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// A diff compares two profiles of one format, read from the profile.pb.gz
-// at the root of each source. both holds them in one tree: metric k of
+// A diff compares two runs of one format, each the sum of the profile.pb.gz
+// files its source names as its run (vfs.Source.Run: the one at the root
+// unless the format says otherwise). both holds them in one tree: metric k of
 // run A is metric k, of run B metric nm+k, so that a context present in
 // one run only is still one row; delta holds B minus A, for the pprof
 // profile (go tool pprof -diff_base builds the same sums).
@@ -39,8 +40,8 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 		return nil, fmt.Errorf("a diff needs two sources of one format: %s is %s, %s is %s", a.Path, a.Format, b.Path, b.Format)
 	}
 	for _, s := range []*vfs.Source{a, b} {
-		if _, err := fs.Stat(s.FS(), "profile.pb.gz"); err != nil {
-			return nil, fmt.Errorf("%s (%s): no profile.pb.gz at the root of its tree, nothing to compare", s.Path, s.Format)
+		if _, err := fs.Stat(s.FS(), runOf(s)[0]); err != nil {
+			return nil, fmt.Errorf("%s (%s): no profile.pb.gz at the root of its tree nor a run of profiles (a folder of several runs: mount the one to compare), nothing to compare", s.Path, s.Format)
 		}
 	}
 	d := &diff{a: a, b: b}
@@ -76,36 +77,58 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 	return src, nil
 }
 
-func readProfile(s *vfs.Source) (*profile.Profile, error) {
-	b, err := fs.ReadFile(s.FS(), "profile.pb.gz")
-	if err != nil {
-		return nil, err
+// runOf is the paths of the profiles whose sum is s's run.
+func runOf(s *vfs.Source) []string {
+	if len(s.Run) > 0 {
+		return s.Run
 	}
-	return profile.Parse(bytes.NewReader(b))
+	return []string{"profile.pb.gz"}
+}
+
+// readRun reads the profiles of s's run.
+func readRun(s *vfs.Source) ([]*profile.Profile, error) {
+	var out []*profile.Profile
+	for _, name := range runOf(s) {
+		b, err := fs.ReadFile(s.FS(), name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s.Path, name, err)
+		}
+		p, err := profile.Parse(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", s.Path, name, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// typeIndex is the index in p's sample values of each metric (by name),
+// -1 for one p has not.
+func typeIndex(p *profile.Profile, metrics []Metric) []int {
+	idx := make([]int, len(metrics))
+	for k, m := range metrics {
+		idx[k] = slices.IndexFunc(p.SampleType, func(st *profile.ValueType) bool { return st.Type == m.Name })
+	}
+	return idx
 }
 
 // load reads both profiles and builds the trees, once.
 func (d *diff) load() error {
 	d.once.Do(func() {
-		pa, err := readProfile(d.a)
+		ra, err := readRun(d.a)
 		if err != nil {
-			d.err = fmt.Errorf("%s: %w", d.a.Path, err)
+			d.err = err
 			return
 		}
-		pb, err := readProfile(d.b)
+		rb, err := readRun(d.b)
 		if err != nil {
-			d.err = fmt.Errorf("%s: %w", d.b.Path, err)
+			d.err = err
 			return
 		}
-		// the sample types of A that B has too, by name
-		var ia, ib []int
-		for i, st := range pa.SampleType {
-			for j, sb := range pb.SampleType {
-				if st.Type == sb.Type {
-					ia, ib = append(ia, i), append(ib, j)
-					d.metrics = append(d.metrics, Metric{Name: st.Type, Unit: st.Unit})
-					break
-				}
+		// the sample types of A's first profile that B's has too, by name
+		for _, st := range ra[0].SampleType {
+			if slices.ContainsFunc(rb[0].SampleType, func(sb *profile.ValueType) bool { return sb.Type == st.Type }) {
+				d.metrics = append(d.metrics, Metric{Name: st.Type, Unit: st.Unit})
 			}
 		}
 		if len(d.metrics) == 0 {
@@ -115,7 +138,8 @@ func (d *diff) load() error {
 		nm := len(d.metrics)
 		d.both = NewTree(append(append([]Metric(nil), d.metrics...), d.metrics...))
 		d.delta = NewTree(d.metrics)
-		add := func(p *profile.Profile, idx []int, off int, sign int64) {
+		add := func(p *profile.Profile, off int, sign int64) {
+			idx := typeIndex(p, d.metrics)
 			var path []Frame
 			for _, s := range p.Sample {
 				path = path[:0]
@@ -141,13 +165,20 @@ func (d *diff) load() error {
 					nb, nd = d.both.Child(nb, f), d.delta.Child(nd, f)
 				}
 				for k, i := range idx {
+					if i < 0 || i >= len(s.Value) {
+						continue
+					}
 					d.both.Add(nb, off+k, s.Value[i])
 					d.delta.Add(nd, k, sign*s.Value[i])
 				}
 			}
 		}
-		add(pa, ia, 0, -1)
-		add(pb, ib, nm, 1)
+		for _, p := range ra {
+			add(p, 0, -1)
+		}
+		for _, p := range rb {
+			add(p, nm, 1)
+		}
 		d.both.Done()
 	})
 	return d.err
@@ -319,6 +350,18 @@ func (d *diff) readme() ([]byte, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hpcfs: the difference of two %s sources\n\n", d.a.Format)
 	fmt.Fprintf(&b, "a  %s (%s)\nb  %s (%s)\n\n", d.a.Path, d.a.Version, d.b.Path, d.b.Version)
+	for _, s := range []struct {
+		side string
+		src  *vfs.Source
+	}{{"a", d.a}, {"b", d.b}} {
+		run := runOf(s.src)
+		fmt.Fprintf(&b, "run %s: the sum of %d profile(s): %s/%s", s.side, len(run), s.side, run[0])
+		if len(run) > 1 {
+			fmt.Fprintf(&b, " ... %s/%s", s.side, run[len(run)-1])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(DiffReadme())
 	return []byte(b.String()), nil
 }
@@ -329,9 +372,14 @@ func DiffReadme() string {
   README.txt           this text
   _errors.txt          problems of the comparison (each run's own are in a/ and b/)
   a/, b/               the two sources, each as hpcfs mounts it alone (README.txt inside)
-  diff/                run b against run a, from the profile.pb.gz at the root of each:
-                       contexts are matched by their stack of frame names (flame/'s), so
-                       a context found in one run only has 0 in the other
+  diff/                run b against run a, each the sum of its run's profile.pb.gz files
+                       (listed above): the one at the root of a database, trace or single
+                       profile; every per-thread/rank profile of an hpcrun measurement
+                       directory; sum/ of a callgrind run in parts or threads; the one
+                       profile of a folder holding one. A folder of several unrelated
+                       profiles has no run: mount the two files to compare. Contexts are
+                       matched by their stack of frame names (flame/'s), so a context
+                       found in one run only has 0 in the other
     procedures.csv     function,metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,
                        b_exc,b_minus_a_exc,b_over_a_exc: per procedure and metric, its
                        values in each run as bottom-up.csv counts them, the change and the
@@ -348,6 +396,8 @@ func DiffReadme() string {
     profile.pb.gz      pprof profile of b minus a: go tool pprof -top shows the net total
                        and the flat and cum values of
                        go tool pprof -top -diff_base=a/profile.pb.gz b/profile.pb.gz
-                       (whose percentages divide by the sum of both runs instead)
+                       (a run of several profiles merged first: go tool pprof -proto
+                       a/*/profile.pb.gz > a.pb.gz; its percentages divide by the sum of
+                       both runs instead)
 `
 }
