@@ -152,6 +152,13 @@ type Table struct {
 	// may be damaged: Open checks it (an error makes render measure the
 	// view again).
 	Open func(pos []byte) (Scanner, error)
+	// OnDataError, when not nil, receives the malformed-input error that
+	// ended the CSV or text view, once (Stream's onDataError); when nil,
+	// the tree's Binding gives it.
+	OnDataError func(error)
+	// Bind, when not nil, is told the view's Binding (Stream passes it
+	// on), to keep results of the table's own beside the index (Saved).
+	Bind func(Binding)
 
 	shapeOnce sync.Once
 	shape     tableShape
@@ -234,12 +241,12 @@ func (s *counted) Scan(row *Row) error {
 func (s *counted) Pos() []byte { return (&StateWriter{}).Uint(uint64(s.i)).Bytes() }
 
 // CSV returns the table as a CSV view.
-func (t *Table) CSV() View { return Stream(&tableGen{t: t, csv: true}, nil) }
+func (t *Table) CSV() View { return Stream(&tableGen{t: t, csv: true}, t.OnDataError) }
 
 // Text returns the table as aligned text after preamble (nil: a header
 // line of the column names; a func returning nothing: no header).
 func (t *Table) Text(preamble func() ([]byte, error)) View {
-	return Stream(&tableGen{t: t, preamble: preamble}, nil)
+	return Stream(&tableGen{t: t, preamble: preamble}, t.OnDataError)
 }
 
 // Header is the CSV header row of the table.
@@ -288,6 +295,13 @@ func (g *tableGen) Start(state any) (Cursor, error) {
 		return nil, err
 	}
 	return &tableCursor{g: g, shape: g.t.shapeOf(), s: s, started: st.started}, nil
+}
+
+// Bind passes the view's Binding to the table's Bind.
+func (g *tableGen) Bind(b Binding) {
+	if g.t.Bind != nil {
+		g.t.Bind(b)
+	}
 }
 
 // ExtraInputs gives the table's Inputs.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -311,87 +310,64 @@ func (s *summary) loadBins() bool {
 	return true
 }
 
-// rowsOf is a CSV view of header and n rows from rows, which plan
-// computes on first use; a data error ends the view after the rows (as
+// partialTable is a table of n rows filled by fill, plan giving n (and
+// the rows) on first use; a data error ends the table after the rows (as
 // the rows hold what came before it), any other error fails it.
-func rowsOf(header string, plan func() (int64, error), row func(dst []byte, i int64) []byte) *render.Rows {
-	return render.NewRows(256, func() []render.Part {
+func partialTable(cols []render.Column, plan func() (int64, error), fill func(i int64, row *render.Row)) *render.Table {
+	return &render.Table{Columns: cols, Open: func(pos []byte) (render.Scanner, error) {
 		n, err := plan()
 		if err != nil && !render.IsDataError(err) {
-			return []render.Part{render.ErrPart(err)}
+			return nil, err
 		}
-		parts := []render.Part{render.TextPart(header),
-			render.RowPart(n, func(dst []byte, i int64) ([]byte, error) { return row(dst, i), nil })}
-		if err != nil {
-			parts = append(parts, render.ErrPart(err))
-		}
-		return parts
-	})
+		return render.Groups(1, func(int64) (int64, func(int64, *render.Row) error, error) {
+			return n, func(i int64, row *render.Row) error { fill(i, row); return nil }, err
+		})(pos)
+	}}
 }
 
-// savedRows is a Rows generator told its view's Binding (render.Stream
-// passes it on), to name the summary's saved results.
-type savedRows struct {
-	*render.Rows
-	bind func(render.Binding)
-}
+var regionColumns = []render.Column{{Name: "pid", Kind: render.Int}, {Name: "tid", Kind: render.Int},
+	{Name: "thread"}, {Name: "name"}, {Name: "category"}, {Name: "count", Kind: render.Int},
+	{Name: "duration_ns_inc", Kind: render.Ns}, {Name: "duration_ns_exc", Kind: render.Ns}}
 
-func (g savedRows) Bind(b render.Binding) { g.bind(b) }
-
-// regionsCSV is summary/regions.csv.
-func (s *summary) regionsCSV() savedRows {
-	return savedRows{rowsOf("pid,tid,thread,name,category,count,duration_ns_inc,duration_ns_exc\n", func() (int64, error) {
+// regionsTable is summary/regions.csv.
+func (s *summary) regionsTable() *render.Table {
+	t := partialTable(regionColumns, func() (int64, error) {
 		rows, err := s.regionRows()
 		return int64(len(rows)), err
-	}, func(b []byte, i int64) []byte {
+	}, func(i int64, row *render.Row) {
 		r := &s.regions[i]
 		t := &s.tr.Tracks()[r.track]
-		b = strconv.AppendInt(b, t.Pid, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, t.Tid, 10)
-		b = append(b, ',')
-		b = render.AppendCSVField(b, t.Thread)
-		b = append(b, ',')
-		b = render.AppendCSVField(b, r.name)
-		b = append(b, ',')
-		b = render.AppendCSVField(b, r.cat)
-		for _, v := range []int64{r.count, r.inc, r.exc} {
-			b = append(b, ',')
-			b = strconv.AppendInt(b, v, 10)
-		}
-		return append(b, '\n')
-	}), func(b render.Binding) { s.regSaved = render.SavedFor(b, "regions") }}
+		row.Int(t.Pid).Int(t.Tid).Str(t.Thread).Str(r.name).Str(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
+	})
+	t.Bind = func(b render.Binding) { s.regSaved = render.SavedFor(b, "regions") }
+	return t
 }
 
-// timeProfileCSV is summary/time-profile.csv.
-func (s *summary) timeProfileCSV() savedRows {
-	return savedRows{rowsOf("bin,t_ns,end_t_ns,name,category,duration_ns_exc\n", func() (int64, error) {
+var binColumns = []render.Column{{Name: "bin", Kind: render.Int}, {Name: "t_ns", Kind: render.Ns},
+	{Name: "end_t_ns", Kind: render.Ns}, {Name: "name"}, {Name: "category"}, {Name: "duration_ns_exc", Kind: render.Ns}}
+
+// timeProfileTable is summary/time-profile.csv.
+func (s *summary) timeProfileTable() *render.Table {
+	t := partialTable(binColumns, func() (int64, error) {
 		rows, err := s.binRows()
 		return int64(len(rows)), err
-	}, func(b []byte, i int64) []byte {
+	}, func(i int64, row *render.Row) {
 		r := &s.bins[i]
 		k := int(r.bin)
 		name := &s.names[r.region]
-		b = strconv.AppendInt(b, int64(k), 10)
-		for _, v := range []int64{binEdge(s.binEnd, k), binEdge(s.binEnd, k+1)} {
-			b = append(b, ',')
-			b = strconv.AppendInt(b, v, 10)
-		}
-		b = append(b, ',')
-		b = render.AppendCSVField(b, name[0])
-		b = append(b, ',')
-		b = render.AppendCSVField(b, name[1])
-		b = append(b, ',')
-		b = strconv.AppendInt(b, r.exc, 10)
-		return append(b, '\n')
-	}), func(b render.Binding) { s.binSaved = render.SavedFor(b, "bins") }}
+		row.Int(int64(k)).Int(binEdge(s.binEnd, k)).Int(binEdge(s.binEnd, k+1)).Str(name[0]).Str(name[1]).Int(r.exc)
+	})
+	t.Bind = func(b render.Binding) { s.binSaved = render.SavedFor(b, "bins") }
+	return t
 }
 
 // summaryDir is summary/ of a trace.
 func summaryDir(tr Trace, report func(view string) func(error)) *vfs.Dir {
 	s := &summary{tr: tr}
 	dir := vfs.NewDir()
-	dir.AddFile("regions.csv", render.Stream(s.regionsCSV(), report("summary/regions.csv")))
-	dir.AddFile("time-profile.csv", render.Stream(s.timeProfileCSV(), report("summary/time-profile.csv")))
+	regions, bins := s.regionsTable(), s.timeProfileTable()
+	regions.OnDataError, bins.OnDataError = report("summary/regions.csv"), report("summary/time-profile.csv")
+	dir.AddFile("regions.csv", regions.CSV())
+	dir.AddFile("time-profile.csv", bins.CSV())
 	return dir
 }

@@ -66,7 +66,9 @@ func TestSummaryNested(t *testing.T) {
 	}
 	s := &summary{tr: tr}
 	var reported []error
-	got := readAll(t, render.Stream(s.regionsCSV(), func(err error) { reported = append(reported, err) }))
+	regions := s.regionsTable()
+	regions.OnDataError = func(err error) { reported = append(reported, err) }
+	got := readAll(t, regions.CSV())
 	if len(reported) != 1 || reported[0] != bad {
 		t.Errorf("errors reported %v, want the track's once", reported)
 	}
@@ -81,7 +83,7 @@ func TestSummaryNested(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("regions.csv:\n%s\nwant:\n%s", got, want)
 	}
-	prof := readAll(t, render.Stream(s.timeProfileCSV(), nil))
+	prof := readAll(t, s.timeProfileTable().CSV())
 	sums := map[string]int64{}
 	lines := strings.Split(strings.TrimSpace(string(prof)), "\n")
 	for _, l := range lines[1:] {
@@ -118,8 +120,8 @@ func (n noEvents) Events(i int, pos Pos) (Events, error) {
 func summaryViews(tr Trace, dir string) [2]render.View {
 	s := &summary{tr: tr}
 	var out [2]render.View
-	for i, g := range []savedRows{s.regionsCSV(), s.timeProfileCSV()} {
-		out[i] = render.Stream(g, nil)
+	for i, tb := range []*render.Table{s.regionsTable(), s.timeProfileTable()} {
+		out[i] = tb.CSV()
 		out[i].(render.Binder).Bind(render.Binding{Options: render.Options{IndexDir: dir}, Key: "test/summary/" + strconv.Itoa(i)})
 	}
 	return out
@@ -154,7 +156,7 @@ func TestSummarySaved(t *testing.T) {
 	}
 	var reported []error
 	s := &summary{tr: tr}
-	v := render.Stream(s.regionsCSV(), nil)
+	v := s.regionsTable().CSV()
 	v.(render.Binder).Bind(render.Binding{Options: render.Options{IndexDir: dir}, Key: "test/summary/0",
 		Report: func(err error) { reported = append(reported, err) }})
 	if got := readAll(t, v); string(got) != string(want[0]) {
