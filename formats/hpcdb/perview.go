@@ -202,96 +202,111 @@ func (d *db) profileEntries() []vfs.Entry {
 	m := d.model.get()
 	var out []vfs.Entry
 	for i := range d.profile.Profiles {
-		i := i
-		name := m.profNames[i] + ".csv"
-		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(render.GeneratorFunc(func(state any) (render.Cursor, error) {
-			c := &profileCursor{d: d, m: m, prof: i}
-			if state != nil {
-				c.k = state.(uint64)
-			}
-			return c, nil
-		}), d.src.Errors.Reporter("profiles/"+name)))})
+		out = append(out, vfs.Entry{Name: m.profNames[i] + ".csv", Node: vfs.NewFile(d.profileTable(m, i).CSV())})
 	}
 	return out
 }
 
-// profileCursor renders profiles/<name>.csv; state = context pair index,
-// with 0 meaning the header row still to come.
-type profileCursor struct {
+// profileTable is profiles/<name>.csv: one row per context the profile
+// has values for, in the profile's context index order; positions are
+// context pair indexes.
+func (d *db) profileTable(m *model, prof int) *render.Table {
+	cols, idx := m.thread, m.threadIdx
+	if prof == 0 || d.profile.Meta() && d.profile.Profiles[prof].IsSummary() {
+		cols, idx = m.summary, m.sumIdx
+	}
+	n := uint64(d.profile.Profiles[prof].NumCtxs)
+	return &render.Table{
+		Layout: func() []render.Column { return metricColumns(profileColumns, cols) },
+		Open: func(pos []byte) (render.Scanner, error) {
+			s := &profileScan{d: d, m: m, prof: prof, n: n, idx: idx, row: make([]float64, len(cols))}
+			if len(pos) > 0 {
+				r := render.NewStateReader(pos)
+				s.k = r.Uint(n)
+				if err := r.Err(); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		},
+	}
+}
+
+var profileColumns = []render.Column{{Name: "ctx_id", Kind: render.Uint}, {Name: "kind"}, {Name: "name"}}
+
+// metricColumns are the columns first followed by a Float column per
+// metric.
+func metricColumns(first []render.Column, metrics []metricCol) []render.Column {
+	out := append([]render.Column(nil), first...)
+	for _, c := range metrics {
+		out = append(out, render.Column{Name: c.column, Kind: render.Float})
+	}
+	return out
+}
+
+// profileScan reads a profile's context pairs and values in batches of
+// profileBatch.
+type profileScan struct {
 	d    *db
 	m    *model
 	prof int
-	k    uint64 // next pair + 1; 0 = header
-	ctxs []hpcdb.CtxIdx
-	vals []hpcdb.MetricValue
+	n, k uint64 // the profile's context pairs; the next one's index
+	idx  map[int]int
+	ctxs []hpcdb.CtxIdx // pairs k-j ...: row j is ctxs[j], ending at ctxs[j+1]
+	j    int
+	vals []hpcdb.MetricValue // the values of ctxs, from ctxs[0].Index
+	row  []float64
 }
 
-func (c *profileCursor) State() any { return c.k }
+const profileBatch = 512
 
-func (c *profileCursor) columns() ([]metricCol, map[int]int) {
-	if c.prof == 0 || c.d.profile.Meta() && c.d.profile.Profiles[c.prof].IsSummary() {
-		return c.m.summary, c.m.sumIdx
-	}
-	return c.m.thread, c.m.threadIdx
-}
+func (s *profileScan) Pos() []byte { return (&render.StateWriter{}).Uint(s.k).Bytes() }
 
-func (c *profileCursor) Next(dst []byte) ([]byte, error) {
-	cols, idx := c.columns()
-	if c.k == 0 {
-		dst = append(dst, "ctx_id,kind,name"...)
-		for _, col := range cols {
-			dst = append(dst, ',')
-			dst = append(dst, col.column...)
-		}
-		c.k = 1
-		return append(dst, '\n'), nil
-	}
-	p := c.d.profile
-	n := uint64(p.Profiles[c.prof].NumCtxs)
-	k := c.k - 1
-	if k >= n {
-		return dst, io.EOF
-	}
-	batch := min(n-k, 512)
+// load reads the batch of pairs from k.
+func (s *profileScan) load() error {
+	p := s.d.profile
 	var err error
-	c.ctxs, err = p.CtxPairs(c.prof, k, batch+1, c.ctxs[:0])
+	s.j = 0
+	s.ctxs, err = p.CtxPairs(s.prof, s.k, min(s.n-s.k, profileBatch)+1, s.ctxs[:0])
 	if err != nil {
-		return dst, err
+		return err
 	}
-	lo, hi := c.ctxs[0].Index, c.ctxs[len(c.ctxs)-1].Index
+	lo, hi := s.ctxs[0].Index, s.ctxs[len(s.ctxs)-1].Index
 	if lo > hi {
-		return dst, dataErr("profile.db", 0, "context index out of order")
+		return dataErr("profile.db", 0, "context index out of order")
 	}
-	c.vals, err = p.Values(c.prof, lo, hi, c.vals[:0])
-	if err != nil {
-		return dst, err
+	s.vals, err = p.Values(s.prof, lo, hi, s.vals[:0])
+	return err
+}
+
+func (s *profileScan) Scan(r *render.Row) error {
+	if s.k >= s.n {
+		return io.EOF
 	}
-	row := make([]float64, len(cols))
-	for j := 0; j+1 < len(c.ctxs); j++ {
-		ctx := int(c.ctxs[j].Ctx)
-		a, b := c.ctxs[j].Index, c.ctxs[j+1].Index
-		if a < lo || b > hi || a > b {
-			return dst, dataErr("profile.db", 0, "context index out of order")
+	if s.j+1 >= len(s.ctxs) {
+		if err := s.load(); err != nil {
+			return err
 		}
-		clear(row)
-		for _, v := range c.vals[a-lo : b-lo] {
-			if col, ok := idx[int(v.Metric)]; ok {
-				row[col] = v.Value
-			}
-		}
-		dst = strconv.AppendInt(dst, int64(ctx), 10)
-		dst = append(dst, ',')
-		dst = append(dst, c.m.ctxKind(ctx)...)
-		dst = append(dst, ',')
-		dst = render.AppendCSVField(dst, c.m.ctxName(ctx))
-		for _, v := range row {
-			dst = append(dst, ',')
-			dst = render.AppendFloat(dst, v)
-		}
-		dst = append(dst, '\n')
 	}
-	c.k += uint64(len(c.ctxs) - 1)
-	return dst, nil
+	lo, hi := s.ctxs[0].Index, s.ctxs[len(s.ctxs)-1].Index
+	ctx := int(s.ctxs[s.j].Ctx)
+	a, b := s.ctxs[s.j].Index, s.ctxs[s.j+1].Index
+	if a < lo || b > hi || a > b {
+		return dataErr("profile.db", 0, "context index out of order")
+	}
+	clear(s.row)
+	for _, v := range s.vals[a-lo : b-lo] {
+		if col, ok := s.idx[int(v.Metric)]; ok {
+			s.row[col] = v.Value
+		}
+	}
+	r.Uint(uint64(ctx)).Str(s.m.ctxKind(ctx)).Str(s.m.ctxName(ctx))
+	for _, v := range s.row {
+		r.Float(v)
+	}
+	s.j++
+	s.k++
+	return nil
 }
 
 // lexicalOrder lists 0..n-1 in the order of their decimal names ("1.csv"
