@@ -20,7 +20,7 @@ func (d *db) buildViews() {
 	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
 	root.AddFile("cct.csv", d.stream(d.cctRows(false), "cct.csv"))
 	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
-	root.AddFile("unlisted.csv", d.stream(d.unlistedRows(), "unlisted.csv"))
+	root.AddFile("unlisted.csv", d.unlistedTable().CSV())
 	if d.profile != nil {
 		root.AddFile("imbalance.csv", d.stream(d.imbalanceRows(), "imbalance.csv"))
 	}
@@ -406,32 +406,32 @@ func (d *db) cctRows(txt bool) *render.Rows {
 	})
 }
 
-// unlistedRows renders unlisted.csv: the contexts that carry values in the
+// unlistedTable is unlisted.csv: the contexts that carry values in the
 // summary profile but have no place in the tree, with their visible
 // summary metrics.
-func (d *db) unlistedRows() *render.Rows {
-	return render.NewRows(256, func() []render.Part {
-		m := d.model.get()
-		head := []string{"ctx_id"}
-		for _, v := range m.visible {
-			head = append(head, v.column)
-		}
-		rows := m.rows[m.numListed:]
-		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), render.RowPart(int64(len(rows)), func(dst []byte, i int64) ([]byte, error) {
-			// a reader per row: the rows are few and far apart in the profile
-			vals, _, err := m.sumReader(d).values(int(rows[i]))
-			if err != nil {
-				return dst, err
-			}
-			dst = strconv.AppendInt(dst, int64(rows[i]), 10)
-			for _, v := range vals {
-				dst = append(dst, ',')
-				dst = render.AppendFloat(dst, v)
-			}
-			return append(dst, '\n'), nil
-		})}
-	})
+func (d *db) unlistedTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column { return metricColumns(unlistedColumns, d.model.get().visible) },
+		Open: func(pos []byte) (render.Scanner, error) {
+			m := d.model.get()
+			rows := m.rows[m.numListed:]
+			return render.Counted(int64(len(rows)), func(i int64, r *render.Row) error {
+				// a reader per row: the rows are few and far apart in the profile
+				vals, _, err := m.sumReader(d).values(int(rows[i]))
+				if err != nil {
+					return err
+				}
+				r.Uint(uint64(rows[i]))
+				for _, v := range vals {
+					r.Float(v)
+				}
+				return nil
+			})(pos)
+		},
+	}
 }
+
+var unlistedColumns = []render.Column{{Name: "ctx_id", Kind: render.Uint}}
 
 // cctHeader is the first line of cct.csv or cct.txt.
 func cctHeader(m *model, txt bool) string {
