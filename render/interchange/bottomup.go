@@ -3,7 +3,6 @@ package interchange
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -174,41 +173,46 @@ func (b *bottomUp) name(x int32) string {
 	return string(b.t.strs.bytes(b.label[x]))
 }
 
-// metricHeader is the "<metric>_inc,<metric>_exc" columns of every metric.
-func (b *bottomUp) metricHeader() string {
-	var s string
+// metricColumns are the "<metric>_inc" and "<metric>_exc" columns of
+// every metric.
+func (b *bottomUp) metricColumns() []render.Column {
+	var cols []render.Column
 	for _, m := range b.t.Metrics {
-		s += "," + m.Name + "_inc," + m.Name + "_exc"
+		cols = append(cols, render.Column{Name: m.Name + "_inc", Kind: render.Int}, render.Column{Name: m.Name + "_exc", Kind: render.Int})
 	}
-	return s + "\n"
+	return cols
 }
 
-func (b *bottomUp) appendVals(dst []byte, x int32) []byte {
+// addVals appends node x's values to row.
+func (b *bottomUp) addVals(row *render.Row, x int32) {
 	for _, v := range b.vals[int(x)*2*len(b.t.Metrics) : int(x+1)*2*len(b.t.Metrics)] {
-		dst = append(dst, ',')
-		dst = strconv.AppendInt(dst, v, 10)
+		row.Int(v)
 	}
-	return append(dst, '\n')
 }
 
-// row appends bottom-up.csv's row of node x: function (the procedure),
-// depth (the level: 0 for the procedure's totals, k for its k-th callers),
-// caller, path (the procedure, then its callers up to this one, joined
-// by ';'), and the values.
-func (b *bottomUp) row(dst []byte, x int32) []byte {
+// columns are bottom-up.csv's: function (the procedure), depth (the
+// level: 0 for the procedure's totals, k for its k-th callers), caller,
+// path (the procedure, then its callers up to this one, joined by ';'),
+// and the values.
+func (b *bottomUp) columns() []render.Column {
+	return append([]render.Column{{Name: "function"}, {Name: "depth", Kind: render.Int}, {Name: "caller"}, {Name: "path"}},
+		b.metricColumns()...)
+}
+
+// fill gives row i of bottom-up.csv, the row of node b.order[i].
+func (b *bottomUp) fill(i int64, row *render.Row) error {
+	x := b.order[i]
 	var chain []int32
 	for y := x; y >= 0; y = b.parent[y] {
 		chain = append(chain, y)
 	}
 	slices.Reverse(chain)
-	dst = render.AppendCSVField(dst, b.name(chain[0]))
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, int64(b.level[x]), 10)
-	dst = append(dst, ',')
+	row.Str(b.name(chain[0])).Int(int64(b.level[x]))
 	if b.level[x] > 0 {
-		dst = render.AppendCSVField(dst, b.name(x))
+		row.Str(b.name(x))
+	} else {
+		row.Empty()
 	}
-	dst = append(dst, ',')
 	path := ""
 	for i, y := range chain {
 		if i > 0 {
@@ -216,8 +220,9 @@ func (b *bottomUp) row(dst []byte, x int32) []byte {
 		}
 		path += b.name(y)
 	}
-	dst = render.AppendCSVField(dst, path)
-	return b.appendVals(dst, x)
+	row.Str(path)
+	b.addVals(row, x)
+	return nil
 }
 
 // bottomUpViews are bottom-up.csv and callers/ of a profile.
@@ -241,14 +246,19 @@ func (v *bottomUpViews) get() (*bottomUp, error) {
 }
 
 func (v *bottomUpViews) csv() render.View {
-	return render.Stream(render.NewRows(256, func() []render.Part {
+	t := &render.Table{Layout: func() []render.Column {
+		if b, err := v.get(); err == nil {
+			return b.columns()
+		}
+		return nil // Open failed first
+	}, Open: func(pos []byte) (render.Scanner, error) {
 		b, err := v.get()
 		if err != nil {
-			return []render.Part{render.ErrPart(err)}
+			return nil, err
 		}
-		return []render.Part{render.TextPart("function,depth,caller,path" + b.metricHeader()),
-			render.RowPart(int64(len(b.order)), func(dst []byte, i int64) ([]byte, error) { return b.row(dst, b.order[i]), nil })}
-	}), v.p.report("bottom-up.csv"))
+		return render.Counted(int64(len(b.order)), b.fill)(pos)
+	}, OnDataError: v.p.report("bottom-up.csv")}
+	return t.CSV()
 }
 
 // callers lists callers/<procedure>.csv: caller and values, one row per
@@ -273,17 +283,16 @@ func (v *bottomUpViews) callers() []vfs.Entry {
 			kids[b.parent[x]] = append(kids[b.parent[x]], x)
 		}
 	}
+	cols := append([]render.Column{{Name: "caller"}}, b.metricColumns()...)
 	var out []vfs.Entry
 	for i, name := range render.FileNames(names) {
-		x := procs[i]
-		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Bytes(func() ([]byte, error) {
-			dst := []byte("caller" + b.metricHeader())
-			for _, c := range kids[x] {
-				dst = render.AppendCSVField(dst, b.name(c))
-				dst = b.appendVals(dst, c)
-			}
-			return dst, nil
-		}, nil))})
+		calls := kids[procs[i]]
+		t := &render.Table{Columns: cols, Open: render.Counted(int64(len(calls)), func(j int64, row *render.Row) error {
+			row.Str(b.name(calls[j]))
+			b.addVals(row, calls[j])
+			return nil
+		})}
+		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(t.SmallCSV(nil))})
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package interchange
 import (
 	"strings"
 	"testing"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // TestBottomUpRecursion: a recursive procedure's inclusive value counts
@@ -20,10 +22,16 @@ func TestBottomUpRecursion(t *testing.T) {
 	}
 	tr.Done()
 	b := newBottomUp(tr)
-	var got []string
-	for _, x := range b.order {
-		got = append(got, strings.TrimSuffix(string(b.row(nil, x)), "\n"))
+	table := &render.Table{Columns: b.columns(), Open: render.Counted(int64(len(b.order)), b.fill)}
+	csv, err := table.AppendCSV(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	got := strings.Split(strings.TrimSuffix(string(csv), "\n"), "\n")
+	if got[0] != "function,depth,caller,path,n_inc,n_exc" {
+		t.Errorf("header %q", got[0])
+	}
+	got = got[1:]
 	want := []string{
 		"main,0,,main,31,1",
 		"main,1,[root],main;[root],31,1",
