@@ -18,8 +18,8 @@ func (d *db) buildViews() {
 	rep := d.src.Errors.Reporter
 	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
 	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
-	root.AddFile("cct.csv", d.stream(d.cctRows(false), "cct.csv"))
-	root.AddFile("cct.txt", d.stream(d.cctRows(true), "cct.txt"))
+	root.AddFile("cct.csv", d.cctTable().CSV())
+	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
 	root.AddFile("unlisted.csv", d.unlistedTable().CSV())
 	if d.profile != nil {
 		root.AddFile("imbalance.csv", d.stream(d.imbalanceRows(), "imbalance.csv"))
@@ -324,28 +324,20 @@ func (m *model) idValues(i int) []string {
 	return out
 }
 
-// cctRows renders cct.csv or cct.txt: a header, then the tree's
-// contexts (cct.csv in tree order, cct.txt in txtOrder), 256 per batch.
-func (d *db) cctRows(txt bool) *render.Rows {
+// cctTxtRows renders cct.txt: a header, then the tree's contexts in
+// txtOrder, 256 per batch.
+func (d *db) cctTxtRows() *render.Rows {
 	return render.NewRows(256, func() []render.Part {
 		m := d.model.get()
-		rows := m.rows[:m.numListed]
-		if txt {
-			var err error
-			if rows, err = m.txtOrder(d); err != nil {
-				return []render.Part{render.ErrPart(err)}
-			}
+		rows, err := m.txtOrder(d)
+		if err != nil {
+			return []render.Part{render.ErrPart(err)}
 		}
-		return []render.Part{render.TextPart(cctHeader(m, txt)), {N: int64(len(rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
+		return []render.Part{render.TextPart(cctTxtHeader(m)), {N: int64(len(rows)), Render: func(dst []byte, from, count int64) ([]byte, error) {
 			r := m.sumReader(d)
-			nv := len(m.visible)
-			var own []int
-			if !txt {
-				own, _ = m.ownCols()
-			}
-			vals := make([]float64, nv)
+			vals := make([]float64, len(m.visible))
 			var total float64 // cct.txt's 100 %
-			if inc, _ := m.firstPair(); txt && inc >= 0 {
+			if inc, _ := m.firstPair(); inc >= 0 {
 				v, err := r.value(0, inc)
 				if err != nil {
 					return dst, err
@@ -359,47 +351,7 @@ func (d *db) cctRows(txt bool) *render.Rows {
 					return dst, err
 				}
 				copy(vals, v)
-				if txt {
-					dst = appendCCTTxt(dst, m, ctx, vals, total)
-					continue
-				}
-				dst = appendCtxColumns(dst, m, ctx)
-				if m.meta != nil {
-					if ctx > 0 {
-						dst = append(dst, hpcdb.RelationName(m.tag[ctx].rel)...)
-					}
-					dst = append(dst, ',')
-				}
-				dst = render.AppendCSVField(dst, m.ctxName(ctx))
-				dst = append(dst, ',')
-				dst = render.AppendCSVField(dst, m.ctxModule(ctx))
-				dst = append(dst, ',')
-				file, line := m.ctxFile(ctx)
-				dst = render.AppendCSVField(dst, file)
-				dst = append(dst, ',')
-				// line 0 where none is known (the root; meta.db contexts
-				// without a source location); address only where known
-				if m.meta != nil && m.tag[ctx].flags&tagFile == 0 {
-					line = 0
-				}
-				dst = strconv.AppendInt(dst, line, 10)
-				dst = append(dst, ',')
-				if ctx > 0 && (m.meta == nil || m.tag[ctx].flags&tagModule != 0) {
-					dst = render.AppendHex(dst, m.addr[ctx])
-				}
-				for _, v := range vals {
-					dst = append(dst, ',')
-					dst = render.AppendFloat(dst, v)
-				}
-				for _, j := range own {
-					dst = append(dst, ',')
-					v, err := m.ownValue(r, vals[j], int(i), j)
-					if err != nil {
-						return dst, err
-					}
-					dst = render.AppendFloat(dst, v)
-				}
-				dst = append(dst, '\n')
+				dst = appendCCTTxt(dst, m, ctx, vals, total)
 			}
 			return dst, nil
 		}}}
@@ -433,29 +385,108 @@ func (d *db) unlistedTable() *render.Table {
 
 var unlistedColumns = []render.Column{{Name: "ctx_id", Kind: render.Uint}}
 
-// cctHeader is the first line of cct.csv or cct.txt.
-func cctHeader(m *model, txt bool) string {
-	if txt {
-		inc, exc := m.firstPair()
-		names := ""
-		if inc >= 0 {
-			names = m.visible[inc].name
-		}
-		if exc >= 0 {
-			names += " / " + m.visible[exc].name
-		}
-		return "# inclusive_pct  inclusive  exclusive  name [module] file:line   (" + names + ")\n"
+// cctTxtHeader is the first line of cct.txt.
+func cctTxtHeader(m *model) string {
+	inc, exc := m.firstPair()
+	names := ""
+	if inc >= 0 {
+		names = m.visible[inc].name
 	}
-	cols := []string{"ctx_id", "parent_id", "depth", "kind"}
-	if m.meta != nil {
-		cols = append(cols, "relation")
+	if exc >= 0 {
+		names += " / " + m.visible[exc].name
 	}
-	cols = append(cols, "name", "module", "file", "line", "address")
-	for _, v := range m.visible {
-		cols = append(cols, v.column)
+	return "# inclusive_pct  inclusive  exclusive  name [module] file:line   (" + names + ")\n"
+}
+
+// cctTable is cct.csv: the tree's contexts in tree order, each with its
+// place in the tree, location, visible summary metrics and the _own
+// column of each inclusive sum (ownCols).
+func (d *db) cctTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			m := d.model.get()
+			cols := ctxColumns
+			if m.meta != nil {
+				cols = append(cols[:len(cols):len(cols)], render.Column{Name: "relation"})
+			}
+			cols = metricColumns(append(cols[:len(cols):len(cols)], cctLocColumns...), m.visible)
+			_, own := m.ownCols()
+			for _, name := range own {
+				cols = append(cols, render.Column{Name: name, Kind: render.Float})
+			}
+			return cols
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			m := d.model.get()
+			rows := m.rows[:m.numListed]
+			r := m.sumReader(d)
+			own, _ := m.ownCols()
+			vals := make([]float64, len(m.visible))
+			return render.Counted(int64(len(rows)), func(i int64, row *render.Row) error {
+				ctx := int(rows[i])
+				v, _, err := r.values(ctx)
+				if err != nil {
+					return err
+				}
+				copy(vals, v)
+				ctxCells(row, m, ctx)
+				if m.meta != nil {
+					if ctx > 0 {
+						row.Str(hpcdb.RelationName(m.tag[ctx].rel))
+					} else {
+						row.Empty()
+					}
+				}
+				file, line := m.ctxFile(ctx)
+				// line 0 where none is known (the root; meta.db contexts
+				// without a source location); address only where known
+				if m.meta != nil && m.tag[ctx].flags&tagFile == 0 {
+					line = 0
+				}
+				row.Str(m.ctxName(ctx)).Str(m.ctxModule(ctx)).Str(file).Int(line)
+				if ctx > 0 && (m.meta == nil || m.tag[ctx].flags&tagModule != 0) {
+					row.Uint(m.addr[ctx])
+				} else {
+					row.Empty()
+				}
+				for _, v := range vals {
+					row.Float(v)
+				}
+				for _, j := range own {
+					v, err := m.ownValue(r, vals[j], int(i), j)
+					if err != nil {
+						return err
+					}
+					row.Float(v)
+				}
+				return nil
+			})(pos)
+		},
 	}
-	_, own := m.ownCols()
-	return strings.Join(append(cols, own...), ",") + "\n"
+}
+
+// ctxColumns are the columns cct.csv and taxonomy/*.csv start with
+// (ctxCells).
+var ctxColumns = []render.Column{
+	{Name: "ctx_id", Kind: render.Uint},
+	{Name: "parent_id", Kind: render.Int},
+	{Name: "depth", Kind: render.Int},
+	{Name: "kind"},
+}
+
+// cctLocColumns are cct.csv's location columns.
+var cctLocColumns = []render.Column{
+	{Name: "name"},
+	{Name: "module"},
+	{Name: "file"},
+	{Name: "line", Kind: render.Int},
+	{Name: "address", Kind: render.Hex},
+}
+
+// ctxCells are the cells of ctxColumns: the context, its parent (-1 for
+// the root), depth and kind.
+func ctxCells(r *render.Row, m *model, ctx int) {
+	r.Uint(uint64(ctx)).Int(int64(m.parent[ctx])).Int(int64(m.depth[ctx])).Str(m.ctxKind(ctx))
 }
 
 // firstPair returns the visible columns shown in cct.txt: the first
