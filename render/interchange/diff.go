@@ -60,8 +60,8 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 	src.Root.Add("b", b.Root)
 	dir := src.Root.AddDir("diff")
 	report := src.Errors.Reporter
-	dir.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, report("diff/procedures.csv")))
-	dir.AddFile("contexts.csv", render.Bytes(d.contextsCSV, report("diff/contexts.csv")))
+	dir.AddFile("procedures.csv", d.proceduresTable().SmallCSV(report("diff/procedures.csv")))
+	dir.AddFile("contexts.csv", d.contextsTable().SmallCSV(report("diff/contexts.csv")))
 	dir.Add("flame", vfs.Lazy(d.flameEntries))
 	deltaProfile := NewProfile(func() (*Tree, error) {
 		if err := d.load(); err != nil {
@@ -184,68 +184,77 @@ func (d *diff) load() error {
 	return d.err
 }
 
-// appendDelta appends ",a,b,b_minus_a,b_over_a" (b_over_a empty when a is 0).
-func appendDelta(dst []byte, a, b int64) []byte {
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, a, 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, b, 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, b-a, 10)
-	dst = append(dst, ',')
+// addDelta adds the cells a, b, b_minus_a and b_over_a (empty when a
+// is 0) to row.
+func addDelta(row *render.Row, a, b int64) {
+	row.Int(a).Int(b).Int(b - a)
 	if a != 0 {
-		dst = render.AppendFloat(dst, float64(b)/float64(a))
+		row.Float(float64(b) / float64(a))
+	} else {
+		row.Empty()
 	}
-	return dst
 }
 
-const deltaColumns = "metric,a_inc,b_inc,b_minus_a_inc,b_over_a_inc,a_exc,b_exc,b_minus_a_exc,b_over_a_exc\n"
+// deltaColumns are the columns of both diff tables after their first.
+var deltaColumns = []render.Column{{Name: "metric"},
+	{Name: "a_inc", Kind: render.Int}, {Name: "b_inc", Kind: render.Int}, {Name: "b_minus_a_inc", Kind: render.Int}, {Name: "b_over_a_inc", Kind: render.Float},
+	{Name: "a_exc", Kind: render.Int}, {Name: "b_exc", Kind: render.Int}, {Name: "b_minus_a_exc", Kind: render.Int}, {Name: "b_over_a_exc", Kind: render.Float}}
 
-// proceduresCSV: per procedure and metric its inclusive and exclusive
+// deltaTable is a table of first, then deltaColumns, with a row per
+// item and metric: rows (after d.load) gives the number of items and
+// the fill of item i's row of metric k.
+func (d *diff) deltaTable(first []render.Column, rows func() (int, func(i, k int, row *render.Row))) *render.Table {
+	return &render.Table{Columns: append(first, deltaColumns...), Open: func(pos []byte) (render.Scanner, error) {
+		if err := d.load(); err != nil {
+			return nil, err
+		}
+		n, fill := rows()
+		nm := int64(len(d.metrics))
+		return render.Counted(int64(n)*nm, func(i int64, row *render.Row) error {
+			fill(int(i/nm), int(i%nm), row)
+			return nil
+		})(pos)
+	}}
+}
+
+// proceduresTable: per procedure and metric its inclusive and exclusive
 // values in each run (as bottom-up.csv's depth-0 rows) and their change;
 // procedures by decreasing size of the first metric's inclusive change.
-func (d *diff) proceduresCSV() ([]byte, error) {
-	if err := d.load(); err != nil {
-		return nil, err
-	}
-	nm := len(d.metrics)
-	bu := newBottomUp(d.both)
-	var procs []int32
-	for x := range bu.label {
-		if bu.level[x] == 0 {
-			procs = append(procs, int32(x))
-		}
-	}
-	v := func(x int32, k int, exc bool) int64 {
-		i := 2 * k
-		if exc {
-			i++
-		}
-		return bu.vals[int(x)*4*nm+i]
-	}
-	change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
-	slices.SortFunc(procs, func(x, y int32) int {
-		ax, ay := abs(change(x)), abs(change(y))
-		if ax != ay {
-			if ax > ay {
-				return -1
+func (d *diff) proceduresTable() *render.Table {
+	return d.deltaTable([]render.Column{{Name: "function"}}, func() (int, func(i, k int, row *render.Row)) {
+		nm := len(d.metrics)
+		bu := newBottomUp(d.both)
+		var procs []int32
+		for x := range bu.label {
+			if bu.level[x] == 0 {
+				procs = append(procs, int32(x))
 			}
-			return 1
 		}
-		return strings.Compare(bu.name(x), bu.name(y))
+		v := func(x int32, k int, exc bool) int64 {
+			i := 2 * k
+			if exc {
+				i++
+			}
+			return bu.vals[int(x)*4*nm+i]
+		}
+		change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
+		slices.SortFunc(procs, func(x, y int32) int {
+			ax, ay := abs(change(x)), abs(change(y))
+			if ax != ay {
+				if ax > ay {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(bu.name(x), bu.name(y))
+		})
+		return len(procs), func(i, k int, row *render.Row) {
+			x := procs[i]
+			row.Str(bu.name(x)).Str(d.metrics[k].Name)
+			addDelta(row, v(x, k, false), v(x, nm+k, false))
+			addDelta(row, v(x, k, true), v(x, nm+k, true))
+		}
 	})
-	b := []byte("function," + deltaColumns)
-	for _, x := range procs {
-		for k, m := range d.metrics {
-			b = render.AppendCSVField(b, bu.name(x))
-			b = append(b, ',')
-			b = render.AppendCSVField(b, m.Name)
-			b = appendDelta(b, v(x, k, false), v(x, nm+k, false))
-			b = appendDelta(b, v(x, k, true), v(x, nm+k, true))
-			b = append(b, '\n')
-		}
-	}
-	return b, nil
 }
 
 func abs(v int64) int64 {
@@ -255,32 +264,25 @@ func abs(v int64) int64 {
 	return v
 }
 
-// contextsCSV: per calling context (folded path, in preorder) and metric
-// the values of both runs and their change.
-func (d *diff) contextsCSV() ([]byte, error) {
-	if err := d.load(); err != nil {
-		return nil, err
-	}
-	t, nm := d.both, len(d.metrics)
-	inc := make([][]int64, 2*nm)
-	for k := range inc {
-		inc[k] = t.inclusive(k)
-	}
-	b := []byte("path,depth," + deltaColumns)
-	var scratch []int32
-	for _, x := range t.order[1:] {
-		for k, m := range d.metrics {
-			b = render.AppendCSVField(b, string(t.appendStack(nil, x, ';', &scratch)))
-			b = append(b, ',')
-			b = strconv.AppendInt(b, int64(t.depth[x]), 10)
-			b = append(b, ',')
-			b = render.AppendCSVField(b, m.Name)
-			b = appendDelta(b, inc[k][x], inc[nm+k][x])
-			b = appendDelta(b, t.self(x, k), t.self(x, nm+k))
-			b = append(b, '\n')
+// contextsTable: per calling context (folded path, in preorder) and
+// metric the values of both runs and their change.
+func (d *diff) contextsTable() *render.Table {
+	return d.deltaTable([]render.Column{{Name: "path"}, {Name: "depth", Kind: render.Int}}, func() (int, func(i, k int, row *render.Row)) {
+		t, nm := d.both, len(d.metrics)
+		inc := make([][]int64, 2*nm)
+		for k := range inc {
+			inc[k] = t.inclusive(k)
 		}
-	}
-	return b, nil
+		var scratch []int32
+		var stack []byte
+		return len(t.order) - 1, func(i, k int, row *render.Row) {
+			x := t.order[1+i]
+			stack = t.appendStack(stack[:0], x, ';', &scratch)
+			row.Str(string(stack)).Int(int64(t.depth[x])).Str(d.metrics[k].Name)
+			addDelta(row, inc[k][x], inc[nm+k][x])
+			addDelta(row, t.self(x, k), t.self(x, nm+k))
+		}
+	})
 }
 
 // flameEntries are diff/flame/<metric>.folded (Brendan Gregg's
