@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -20,12 +21,8 @@ import (
 // (sumReader); `first` and `sum` formulas take the child metrics' values.
 
 // maxTaxColumns bounds the value columns of a taxonomy view (a hostile
-// file may name up to maxTaxonomyItems formulas); a batch of rows holds
-// about taxBatchCells cells.
-const (
-	maxTaxColumns = 4096
-	taxBatchCells = 64 << 10
-)
+// file may name up to maxTaxonomyItems formulas).
+const maxTaxColumns = 4096
 
 // readTaxonomy reads and parses one metrics/*.yaml file; on a problem it
 // returns the metrics read before it (none for a YAML syntax error).
@@ -58,7 +55,7 @@ func (d *db) taxonomyDir() *vfs.Dir {
 			}
 			seen[name] = true
 			where := "taxonomy/" + name
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(d.stream(d.taxRows(ms, rel, where), where))})
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(d.taxTable(ms, rel, where).CSV())})
 		}
 		return out
 	})
@@ -194,29 +191,31 @@ full:
 	return cols
 }
 
-// taxRows renders one taxonomy view: a header, then the contexts in
-// cct.csv's order, 256 per batch.
-func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
-	n := 0
-	for _, tm := range ms {
-		n += 2 * len(tm.Variants)
-	}
-	return render.NewRows(int64(max(1, min(256, taxBatchCells/(min(n, maxTaxColumns)+5)))), func() []render.Part {
-		m := d.model.get()
-		cols := d.taxColumns(m, ms, rel, where)
-		head := []string{"ctx_id", "parent_id", "depth", "kind", "name"}
-		for _, c := range cols {
-			head = append(head, c.name)
-		}
-		return []render.Part{render.TextPart(string(render.AppendCSVRow(nil, head...))), {N: int64(m.numListed), Render: func(dst []byte, from, count int64) ([]byte, error) {
+// taxTable is one taxonomy view: the contexts in cct.csv's order, each
+// with ctxColumns, its name and a Float column per formula (empty where
+// the formula has no value). The formulas are compiled once, on first
+// use, so their problems are reported once.
+func (d *db) taxTable(ms []hpcdb.TaxMetric, rel, where string) *render.Table {
+	taxCols := sync.OnceValue(func() []taxCol { return d.taxColumns(d.model.get(), ms, rel, where) })
+	return &render.Table{
+		Layout: func() []render.Column {
+			cols := append(ctxColumns[:len(ctxColumns):len(ctxColumns)], render.Column{Name: "name"})
+			for _, c := range taxCols() {
+				cols = append(cols, render.Column{Name: c.name, Kind: render.Float})
+			}
+			return cols
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			m := d.model.get()
+			cols := taxCols()
 			r := m.sumReader(d)
 			vals := make([]float64, len(cols))
 			zero := func(int) float64 { return 0 }
-			for i := from; i < from+count; i++ {
+			return render.Counted(int64(m.numListed), func(i int64, row *render.Row) error {
 				ctx := int(m.rows[i])
 				_, has, err := r.values(ctx)
 				if err != nil {
-					return dst, err
+					return err
 				}
 				get := r.getRaw // no values: every statistic is 0, as in cct.csv
 				if !has {
@@ -225,17 +224,17 @@ func (d *db) taxRows(ms []hpcdb.TaxMetric, rel, where string) *render.Rows {
 				for j := len(cols) - 1; j >= 0; j-- {
 					vals[j] = cols[j].eval(vals, get)
 				}
-				dst = appendCtxColumns(dst, m, ctx)
-				dst = render.AppendCSVField(dst, m.ctxName(ctx))
+				ctxCells(row, m, ctx)
+				row.Str(m.ctxName(ctx))
 				for _, v := range vals {
-					dst = append(dst, ',')
-					if !math.IsNaN(v) && !math.IsInf(v, 0) {
-						dst = render.AppendFloat(dst, v)
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						row.Empty()
+					} else {
+						row.Float(v)
 					}
 				}
-				dst = append(dst, '\n')
-			}
-			return dst, nil
-		}}}
-	})
+				return nil
+			})(pos)
+		},
+	}
 }

@@ -645,17 +645,3 @@ func (d *db) proceduresCSV() ([]byte, error) {
 	}
 	return b, nil
 }
-
-// appendCtxColumns writes the columns cct.csv and taxonomy/*.csv start
-// with: ctx_id, parent_id (-1 for the root), depth and kind, each
-// followed by a comma.
-func appendCtxColumns(dst []byte, m *model, ctx int) []byte {
-	dst = strconv.AppendInt(dst, int64(ctx), 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, int64(m.parent[ctx]), 10)
-	dst = append(dst, ',')
-	dst = strconv.AppendInt(dst, int64(m.depth[ctx]), 10)
-	dst = append(dst, ',')
-	dst = append(dst, m.ctxKind(ctx)...)
-	return append(dst, ',')
-}
