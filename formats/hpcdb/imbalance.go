@@ -11,9 +11,6 @@ import (
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// imbalanceHead is imbalance.csv's header.
-const imbalanceHead = "kind,ctx_id,function_id,name,metric,count,min,mean,max,stddev,cv,max_over_mean,max_profile\n"
-
 // imbalanceBudget bounds the statistics imbalance.csv keeps (48 bytes a
 // row): contexts and procedures of the metrics that fit, in metric order.
 const imbalanceBudget = 24 << 20
@@ -169,40 +166,36 @@ func (d *db) imbalance() *imbalance {
 	return im
 }
 
-// imbalanceRows renders imbalance.csv.
-func (d *db) imbalanceRows() *render.Rows {
-	return render.NewRows(256, func() []render.Part {
+// imbalanceTable is imbalance.csv: a row per context or procedure and
+// metric, the worst imbalance first.
+func (d *db) imbalanceTable() *render.Table {
+	return &render.Table{Columns: imbalanceColumns, Open: func(pos []byte) (render.Scanner, error) {
 		im := d.imbalance()
 		if im.err != nil {
-			return []render.Part{render.ErrPart(im.err)}
+			return nil, im.err
 		}
 		m := d.model.get()
-		return []render.Part{render.TextPart(imbalanceHead), render.RowPart(int64(len(im.rows)), func(dst []byte, i int64) ([]byte, error) {
+		return render.Counted(int64(len(im.rows)), func(i int64, r *render.Row) error {
 			s := &im.rows[i]
 			if s.proc {
 				a := im.procs[s.entity]
-				dst = append(dst, "procedure,-1,"...)
-				dst = strconv.AppendInt(dst, m.procIDs[a.proc], 10)
-				dst = append(dst, ',')
-				dst = render.AppendCSVField(dst, m.procName(a.proc))
+				r.Str("procedure").Int(-1).Int(m.procIDs[a.proc]).Str(m.procName(a.proc))
 			} else {
-				dst = append(dst, "context,"...)
-				dst = strconv.AppendInt(dst, int64(s.entity), 10)
-				dst = append(dst, ",-1,"...)
-				dst = render.AppendCSVField(dst, m.ctxName(int(s.entity)))
+				r.Str("context").Int(int64(s.entity)).Int(-1).Str(m.ctxName(int(s.entity)))
 			}
-			dst = append(dst, ',')
-			dst = render.AppendCSVField(dst, im.metrics[s.metric].column)
-			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(s.Count), 10)
 			mean, sd := s.Mean(), s.StdDev()
-			for _, v := range []float64{s.Min, mean, s.Max, sd, sd / mean, s.Max / mean} {
-				dst = append(dst, ',')
-				dst = render.AppendFloat(dst, v)
-			}
-			dst = append(dst, ',')
-			dst = render.AppendCSVField(dst, m.profNames[s.ArgMax])
-			return append(dst, '\n'), nil
-		})}
-	})
+			r.Str(im.metrics[s.metric].column).Int(int64(s.Count))
+			r.Float(s.Min).Float(mean).Float(s.Max).Float(sd).Float(sd / mean).Float(s.Max / mean)
+			r.Str(m.profNames[s.ArgMax])
+			return nil
+		})(pos)
+	}}
+}
+
+var imbalanceColumns = []render.Column{
+	{Name: "kind"}, {Name: "ctx_id", Kind: render.Int}, {Name: "function_id", Kind: render.Int}, {Name: "name"},
+	{Name: "metric"}, {Name: "count", Kind: render.Int},
+	{Name: "min", Kind: render.Float}, {Name: "mean", Kind: render.Float}, {Name: "max", Kind: render.Float},
+	{Name: "stddev", Kind: render.Float}, {Name: "cv", Kind: render.Float}, {Name: "max_over_mean", Kind: render.Float},
+	{Name: "max_profile"},
 }

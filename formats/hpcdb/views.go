@@ -22,7 +22,7 @@ func (d *db) buildViews() {
 	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
 	root.AddFile("unlisted.csv", d.unlistedTable().CSV())
 	if d.profile != nil {
-		root.AddFile("imbalance.csv", d.stream(d.imbalanceRows(), "imbalance.csv"))
+		root.AddFile("imbalance.csv", d.imbalanceTable().CSV())
 	}
 	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
