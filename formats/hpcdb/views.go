@@ -24,7 +24,7 @@ func (d *db) buildViews() {
 	if d.profile != nil {
 		root.AddFile("imbalance.csv", d.imbalanceTable().CSV())
 	}
-	root.AddFile("procedures.csv", render.Bytes(d.proceduresCSV, rep("procedures.csv")))
+	root.AddFile("procedures.csv", d.proceduresTable().SmallCSV(rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
 		root.AddFile("taxonomy.csv", render.Bytes(d.taxonomyCSV, rep("taxonomy.csv")))
@@ -565,31 +565,37 @@ func appendCCTTxt(dst []byte, m *model, ctx int, vals []float64, total float64) 
 	return append(dst, '\n')
 }
 
-func (d *db) proceduresCSV() ([]byte, error) {
-	m := d.model.get()
+// A procKey is a procedures.csv row: a procedure, called or inlined.
+type procKey struct {
+	proc int32
+	rel  uint8 // called or inlined
+}
+
+// A procSum is the row of a procKey: its visible metrics summed over the
+// procedure's outermost frames.
+type procSum struct {
+	procKey
+	first int // first ctx, for module/file/line
+	sums  []float64
+}
+
+// procedureSums are the rows of procedures.csv, in its order: the first
+// visible metric descending, then by name and relation.
+func (d *db) procedureSums(m *model) ([]*procSum, error) {
 	r := m.sumReader(d)
 	nv := len(m.visible)
-	type key struct {
-		proc int32
-		rel  uint8 // called or inlined
-	}
-	type agg struct {
-		key
-		first int // first ctx, for module/file/line
-		sums  []float64
-	}
-	byProc := map[key]*agg{}
-	var order []*agg
+	byProc := map[procKey]*procSum{}
+	var order []*procSum
 	for _, c32 := range m.rows[:m.numListed] {
 		c := int(c32)
 		if m.kind(c) != hpcdb.NodePF {
 			continue
 		}
 		proc := m.proc[c]
-		k := key{proc, m.tag[c].rel}
+		k := procKey{proc, m.tag[c].rel}
 		a := byProc[k]
 		if a == nil {
-			a = &agg{key: k, first: c, sums: make([]float64, nv)}
+			a = &procSum{procKey: k, first: c, sums: make([]float64, nv)}
 			byProc[k] = a
 			order = append(order, a)
 		}
@@ -619,29 +625,34 @@ func (d *db) proceduresCSV() ([]byte, error) {
 		}
 		return order[i].rel < order[j].rel
 	})
-	head := []string{"function_id", "function", "relation", "module", "file", "line"}
-	for _, v := range m.visible {
-		head = append(head, v.column)
+	return order, nil
+}
+
+// proceduresTable is procedures.csv: the flat view, a row per procedure
+// and relation (procedureSums).
+func (d *db) proceduresTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column { return metricColumns(proceduresColumns, d.model.get().visible) },
+		Open: func(pos []byte) (render.Scanner, error) {
+			m := d.model.get()
+			order, err := d.procedureSums(m)
+			if err != nil {
+				return nil, err
+			}
+			return render.Counted(int64(len(order)), func(i int64, r *render.Row) error {
+				a := order[i]
+				file, line := m.ctxFile(a.first)
+				r.Int(m.procIDs[a.proc]).Str(m.procName(a.proc)).Str(hpcdb.RelationName(a.rel)).Str(m.ctxModule(a.first)).Str(file).Int(line)
+				for _, s := range a.sums {
+					r.Float(s)
+				}
+				return nil
+			})(pos)
+		},
 	}
-	b := render.AppendCSVRow(nil, head...)
-	for _, a := range order {
-		file, line := m.ctxFile(a.first)
-		b = strconv.AppendInt(b, m.procIDs[a.proc], 10)
-		b = append(b, ',')
-		b = render.AppendCSVField(b, m.procName(a.proc))
-		b = append(b, ',')
-		b = append(b, hpcdb.RelationName(a.rel)...)
-		b = append(b, ',')
-		b = render.AppendCSVField(b, m.ctxModule(a.first))
-		b = append(b, ',')
-		b = render.AppendCSVField(b, file)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, line, 10)
-		for _, s := range a.sums {
-			b = append(b, ',')
-			b = render.AppendFloat(b, s)
-		}
-		b = append(b, '\n')
-	}
-	return b, nil
+}
+
+var proceduresColumns = []render.Column{
+	{Name: "function_id", Kind: render.Int}, {Name: "function"}, {Name: "relation"},
+	{Name: "module"}, {Name: "file"}, {Name: "line", Kind: render.Int},
 }
