@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/hex"
 	"math"
 	"math/rand"
 	"strconv"
@@ -124,6 +125,19 @@ func TestAppendC(t *testing.T) {
 	} {
 		if got := string(AppendC(nil, tc.v, tc.verb)); got != tc.want {
 			t.Errorf("AppendC(%v, %c) = %q, C prints %q", tc.v, tc.verb, got, tc.want)
+		}
+	}
+}
+
+// TestAppendHexBytes: the digits are encoding/hex's, after what dst held.
+func TestAppendHexBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 1 << 20} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i * 7)
+		}
+		if got, want := string(AppendHexBytes([]byte("x,"), b)), "x,"+hex.EncodeToString(b); got != want {
+			t.Errorf("%d bytes: %.40q, want %.40q", n, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"io"
 	"sort"
 )
@@ -43,9 +44,47 @@ type cursorReader struct {
 }
 
 func (r *cursorReader) Read(p []byte) (int, error) {
-	for len(r.buf) == 0 {
+	if err := r.fill(); err != nil {
+		return 0, err
+	}
+	n := copy(p, r.buf[:min(int64(len(r.buf)), r.left)])
+	r.buf, r.left = r.buf[n:], r.left-int64(n)
+	return n, nil
+}
+
+// ReadSlice is bufio.Reader's without a copy: the rendered bytes up to
+// and including the next delim, or all those rendered when none is
+// there. The slice holds until the next call (a reader of long records,
+// a CSV twin's, does not copy a multi-MB line into a buffer of its own).
+func (r *cursorReader) ReadSlice(delim byte) ([]byte, error) {
+	if err := r.fill(); err != nil {
+		return nil, err
+	}
+	b := r.buf[:min(int64(len(r.buf)), r.left)]
+	if i := bytes.IndexByte(b, delim); i >= 0 {
+		b = b[:i+1]
+	}
+	r.buf, r.left = r.buf[len(b):], r.left-int64(len(b))
+	return b, nil
+}
+
+// Peek returns the next byte without reading it (n is 1: a ReadSlice
+// reader's look past a '\r').
+func (r *cursorReader) Peek(n int) ([]byte, error) {
+	if err := r.fill(); err != nil {
+		return nil, err
+	}
+	return r.buf[:min(int64(n), int64(len(r.buf)), r.left)], nil
+}
+
+// fill renders records until some are left to read; io.EOF at the end.
+func (r *cursorReader) fill() error {
+	for len(r.buf) == 0 || r.left <= 0 {
 		if r.err != nil || r.left <= 0 {
-			return 0, io.EOF
+			return io.EOF
+		}
+		if cap(r.store) > 1<<20 {
+			r.store = nil // a long record's (an ovni jumbo line): not kept for the short ones after it
 		}
 		var err error
 		r.store, err = r.c.Next(r.store[:0])
@@ -55,12 +94,10 @@ func (r *cursorReader) Read(p []byte) (int, error) {
 		}
 		if err != nil {
 			if err != io.EOF && !IsDataError(err) {
-				return 0, err
+				return err
 			}
 			r.err = err
 		}
 	}
-	n := copy(p, r.buf[:min(int64(len(r.buf)), r.left)])
-	r.buf, r.left = r.buf[n:], r.left-int64(n)
-	return n, nil
+	return nil
 }

@@ -22,7 +22,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +67,10 @@ const (
 // payload of 3.7 MB of hex was stored three times over and held in
 // memory as often.
 const blobCell = 64 << 10
+
+// longCells is the largest buffer of cells a reader of the CSV keeps for
+// the next rows: one that grew past it held a jumbo cell.
+const longCells = 1 << 20
 
 const magic = "PAR1"
 
@@ -117,14 +120,15 @@ func (g *twinGen) getPlan() (*plan, error) {
 // csvReader reads the CSV from byte off with a cursor of its own
 // (render.NewReader), not through the segment cache the twin's own reads
 // need.
-func csvReader(v render.View, off int64) (*csv.Reader, error) {
+func csvReader(v render.View, off int64) (*rowReader, error) {
 	in, err := render.NewReader(v, off)
 	if err != nil {
 		return nil, err
 	}
-	r := csv.NewReader(bufio.NewReaderSize(in, 256<<10))
-	r.ReuseRecord = true
-	return r, nil
+	if sr, ok := in.(sliceReader); ok {
+		return &rowReader{in: sr}, nil // a jumbo line is read in one piece, not 256 KiB ones
+	}
+	return &rowReader{in: bufio.NewReaderSize(in, 256<<10)}, nil
 }
 
 // scanPlan reads the CSV once: its header, its rows' count and its
@@ -134,16 +138,19 @@ func scanPlan(v render.View) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := r.Read()
+	buf, ends, err := r.read(nil, nil)
 	if err == io.EOF {
 		return &plan{}, nil
 	}
 	if err != nil {
 		return nil, csvError(err)
 	}
-	p := &plan{names: append([]string(nil), head...), kinds: make([]Kind, len(head))}
+	p := &plan{kinds: make([]Kind, len(ends))}
+	for i := range ends {
+		p.names = append(p.names, string(cellOf(buf, ends, i)))
+	}
 	for {
-		rec, err := r.Read()
+		buf, ends, err = r.read(buf[:0], ends[:0])
 		if err == io.EOF {
 			return p, nil
 		}
@@ -151,15 +158,27 @@ func scanPlan(v render.View) (*plan, error) {
 			return nil, csvError(err)
 		}
 		p.rows++
-		for i, cell := range rec {
-			if k := p.kinds[i]; k < String && cell != "" {
-				p.kinds[i] = max(k, kindOf(cell))
-			}
-			if len(cell) > blobCell {
+		for i := range ends {
+			switch cell, k := cellOf(buf, ends, i), p.kinds[i]; {
+			case len(cell) > blobCell:
 				p.kinds[i] = Blob
+			case k < String && len(cell) > 0:
+				p.kinds[i] = max(k, kindOf(string(cell)))
 			}
 		}
+		if cap(buf) > longCells {
+			buf = nil // a jumbo cell's: not kept for the rows after it
+		}
 	}
+}
+
+// cellOf is field i of a record that rowReader.read appended to buf from
+// its start.
+func cellOf(buf []byte, ends []int, i int) []byte {
+	if i == 0 {
+		return buf[:ends[0]]
+	}
+	return buf[ends[i-1]:ends[i]]
 }
 
 // kindOf is the narrowest kind that holds a non-empty cell.
@@ -235,6 +254,7 @@ type twinCursor struct {
 	whole  bool              // it did
 	enc    bytes.Buffer
 	row    []parquet.Row
+	cells  []byte // the cells of a batch of rows
 }
 
 // codec is the zstd codec of every twin: one encoder, made once, with a
@@ -378,12 +398,12 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	if p.row == 0 && p.csvOff == 0 {
-		if _, err := r.Read(); err != nil {
+		if _, _, err := r.read(nil, nil); err != nil {
 			return dst, csvError(err)
 		}
 	}
 	rows := min(groupRows, p.plan.rows-p.row)
-	first, end := r.InputOffset(), r.InputOffset() // the group's first row; the end of its last
+	first, end := r.off, r.off // the group's first row; the end of its last
 	c.enc.Reset()
 	opts := []parquet.WriterOption{c.schema, parquet.Compression(codec), parquet.CreatedBy("hpcfs", "", "")}
 	for i, k := range p.plan.kinds {
@@ -397,22 +417,39 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 		c.row = make([]parquet.Row, batch)
 	}
 	done, full := int64(0), false
+	var ends []int
+	buf := c.cells[:0] // the batch's cells, which its rows point into until written
 	for done < rows && !full {
 		k := 0
 		for ; k < batch && done < rows; k++ {
-			rec, err := r.Read()
+			if len(buf) > longCells {
+				// After a long row the next (the next group's, when this
+				// one is full) goes to a buffer of its own instead of
+				// growing this one past both. The batch goes on: where
+				// WriteRows is called decides the pages.
+				buf = nil
+			}
+			from := len(buf)
+			if r.stop = 0; done > 0 {
+				r.stop = first + groupBytes
+			}
+			var err error
+			if buf, ends, err = r.read(buf, ends[:0]); err == errPast {
+				full = true // the next row starts the next group
+				break
+			}
 			if err != nil {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
 				}
 				return dst, csvError(err)
 			}
-			if done > 0 && r.InputOffset()-first > groupBytes {
+			if done > 0 && r.off-first > groupBytes {
 				full = true // this row starts the next group
 				break
 			}
-			c.row[k] = appendRow(c.row[k][:0], rec, p.plan.kinds)
-			end = r.InputOffset()
+			c.row[k] = appendRow(c.row[k][:0], buf, from, ends, p.plan.kinds)
+			end = r.off
 			done++
 		}
 		if _, err := w.WriteRows(c.row[:k]); err != nil {
@@ -421,6 +458,11 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 		for i := range k {
 			clear(c.row[i]) // the rows' byte arrays: garbage once written
 		}
+		buf = buf[:0]
+	}
+	c.cells = buf
+	if cap(buf) > longCells {
+		c.cells = nil // a jumbo cell's: not kept for the next group
 	}
 	if err := w.Close(); err != nil {
 		return dst, err
@@ -487,22 +529,26 @@ func (c *twinCursor) moveChunks(dst []byte) ([]byte, error) {
 	return append(dst, b[len(magic):end]...), nil
 }
 
-// appendRow converts one CSV record to a Parquet row.
-func appendRow(row parquet.Row, rec []string, kinds []Kind) parquet.Row {
-	for i, cell := range rec {
+// appendRow converts one CSV record, appended by rowReader.read to buf
+// from byte at, to a Parquet row whose byte arrays point into buf (the
+// writer copies them).
+func appendRow(row parquet.Row, buf []byte, at int, ends []int, kinds []Kind) parquet.Row {
+	for i, e := range ends {
+		cell := buf[at:e]
+		at = e
 		var v parquet.Value
 		switch {
-		case cell == "" || kinds[i] == Null:
+		case len(cell) == 0 || kinds[i] == Null:
 			row = append(row, parquet.NullValue().Level(0, 0, i))
 			continue
 		case kinds[i] == Int64:
-			n, _ := strconv.ParseInt(cell, 10, 64)
+			n, _ := strconv.ParseInt(string(cell), 10, 64)
 			v = parquet.Int64Value(n)
 		case kinds[i] == Double:
-			f, _ := strconv.ParseFloat(cell, 64)
+			f, _ := strconv.ParseFloat(string(cell), 64)
 			v = parquet.DoubleValue(f)
 		default:
-			v = parquet.ByteArrayValue([]byte(cell))
+			v = parquet.ByteArrayValue(cell)
 		}
 		row = append(row, v.Level(0, 1, i))
 	}
