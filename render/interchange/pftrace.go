@@ -205,10 +205,17 @@ func (w *pfWriter) appendPacket(dst []byte, i int, e *Event, typ uint64, ts int6
 			ev = pbFixed64(ev, pfEvFlowsEnd, e.FlowIn)
 		}
 	}
+	// The packet is written into dst around ev, not built apart and
+	// copied: an ovni jumbo payload (3.7 MB of hex in its args) was held
+	// four times, twice more in scratch buffers kept by the cursor.
 	w.event = ev
-	p := pbUint(w.packet[:0], pfTimestamp, uint64(max(ts, 0)))
-	p = pbUint(p, pfSequenceID, pfSequence)
-	p = pbBytes(p, pfTrackEvent, ev)
-	w.packet = p
-	return pbBytes(dst, pfTracePacket, p)
+	if cap(ev) > 1<<20 {
+		w.event = nil
+	}
+	head := pbUint(w.packet[:0], pfTimestamp, uint64(max(ts, 0)))
+	head = pbUint(head, pfSequenceID, pfSequence)
+	head = pbVarint(pbTag(head, pfTrackEvent, wireBytes), uint64(len(ev)))
+	w.packet = head
+	dst = pbVarint(pbTag(dst, pfTracePacket, wireBytes), uint64(len(head)+len(ev)))
+	return append(append(dst, head...), ev...)
 }
