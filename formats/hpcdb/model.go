@@ -60,9 +60,7 @@ type model struct {
 	// frames: the procedure-frame contexts, numbered in tree order
 	frameCtx   []int32 // frame -> its ctx id
 	pathLen    []int32 // bytes of "root;...;leaf"
-	pathCSVLen []int32 // the same as one CSV field
 	frameDepth []int32
-	nameCSVLen []int32     // the frame's procedure name as one CSV field
 	links      []frameLink // frame -> enclosing frame and name, one cache line per path step
 	nameBytes  []byte      // procedure names of the frames, each once
 
@@ -264,8 +262,6 @@ func (m *model) buildTree() {
 	fileOf := make([]int32, len(x.Nodes)) // node -> effective file (index into fileNames)
 	modOf := make([]int32, len(x.Nodes))
 	nodeCtx := make([]int32, len(x.Nodes)) // node -> ctx id of the context it belongs to
-	var pathQ []int32                      // frame -> '"' count of the path
-	var pathNeed []bool
 	for i := range x.Nodes {
 		nd := &x.Nodes[i]
 		file, mod := t.files[nd.File], t.mods[nd.Module] // 0 when absent or without an entry
@@ -328,36 +324,21 @@ func (m *model) buildTree() {
 			m.nameBytes = append(m.nameBytes, name...)
 		}
 		link.up = pf
-		esc := name
-		l, q := int32(len(esc)), int32(strings.Count(esc, `"`))
-		need := strings.ContainsAny(esc, ",\"\r\n")
+		l := int32(len(name))
 		depth := int32(1)
 		if pf >= 0 {
 			l += m.pathLen[pf] + 1
-			q += pathQ[pf]
-			need = need || pathNeed[pf]
 			depth = m.frameDepth[pf] + 1
-		} else {
-			need = need || render.FieldNeedsQuotes(esc) || name == ""
-		}
-		csvLen := l
-		if need {
-			csvLen = l + 2 + q
 		}
 		m.frameCtx = append(m.frameCtx, c)
 		m.links = append(m.links, link)
 		m.frameDepth = append(m.frameDepth, depth)
 		m.pathLen = append(m.pathLen, l)
-		m.pathCSVLen = append(m.pathCSVLen, csvLen)
-		m.nameCSVLen = append(m.nameCSVLen, int32(len(render.AppendCSVField(nil, name))))
-		pathQ, pathNeed = append(pathQ, q), append(pathNeed, need)
 	}
 	m.frameCtx = slices.Clone(m.frameCtx)
 	m.links = slices.Clone(m.links)
 	m.frameDepth = slices.Clone(m.frameDepth)
 	m.pathLen = slices.Clone(m.pathLen)
-	m.pathCSVLen = slices.Clone(m.pathCSVLen)
-	m.nameCSVLen = slices.Clone(m.nameCSVLen)
 }
 
 // setTag records what the views show of context c, whose tag is nd.

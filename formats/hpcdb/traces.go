@@ -24,137 +24,128 @@ func (d *db) traceEntries() []vfs.Entry {
 			name += "~" + strconv.Itoa(i)
 		}
 		seen[name] = true
-		for _, csv := range []bool{false, true} {
-			file := name + ".txt"
-			if csv {
-				file = name + ".csv"
-			}
-			gen := &traceGen{d: d, m: m, line: i, csv: csv, where: "traces/" + file}
-			out = append(out, vfs.Entry{Name: file, Node: vfs.NewFile(d.stream(gen, "traces/"+file))})
-		}
+		out = append(out,
+			vfs.Entry{Name: name + ".txt", Node: vfs.NewFile(d.traceTable(m, i, false, "traces/"+name+".txt").Text(noHeader))},
+			vfs.Entry{Name: name + ".csv", Node: vfs.NewFile(d.traceTable(m, i, true, "traces/"+name+".csv").CSV())})
 	}
 	return out
 }
 
-// traceGen renders one trace line; the state is the index of the next
-// sample (plus one for the CSV, whose state 0 is the header row). Samples
-// are fixed-size records, so a checkpoint is a sample index and sizing
-// only reads the samples and adds up digit counts and path lengths.
-type traceGen struct {
-	d     *db
-	m     *model
-	line  int
-	csv   bool
-	where string
+func noHeader() ([]byte, error) { return nil, nil }
 
-	unknown sync.Once // reports the first sample of a context defined nowhere
+// traceTable is one trace line as traces/<name>.csv (csv) or .txt: a row
+// per sample, with its context's function and path. Samples are
+// fixed-size records, so a position is a sample index and sizing only
+// reads the samples.
+func (d *db) traceTable(m *model, line int, csv bool, where string) *render.Table {
+	var unknown sync.Once // reports the first sample of a context defined nowhere
+	t := &render.Table{Columns: traceTxtColumns, Open: func(pos []byte) (render.Scanner, error) {
+		s := &traceScan{d: d, m: m, line: line, csv: csv, total: d.trace.Lines[line].NumSamples()}
+		s.checkCtx = func(ctx uint32, k uint64) {
+			if m.listed(int(ctx)) {
+				return
+			}
+			unknown.Do(func() {
+				d.src.Errors.Report(where, fmt.Errorf("sample %d has context id %d, which the database defines nowhere (function and path left empty; later ones are not listed)", k, ctx))
+			})
+		}
+		if len(pos) > 0 {
+			r := render.NewStateReader(pos)
+			s.k = r.Uint(s.total)
+			if err := r.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}}
+	if csv {
+		t.Columns = traceColumns
+	}
+	return t
 }
 
-// checkCtx reports, once per view, a sample whose context id the
-// database defines nowhere: its function and path are left empty.
-func (g *traceGen) checkCtx(ctx uint32, k uint64) {
-	m := g.m
-	if m.listed(int(ctx)) {
-		return
-	}
-	g.unknown.Do(func() {
-		g.d.src.Errors.Report(g.where, fmt.Errorf("sample %d has context id %d, which the database defines nowhere (function and path left empty; later ones are not listed)", k, ctx))
-	})
+var traceColumns = []render.Column{
+	{Name: "time_ns", Kind: render.Uint},
+	{Name: "t_ns", Kind: render.Int},
+	{Name: "ctx_id", Kind: render.Uint},
+	{Name: "function"},
+	{Name: "depth", Kind: render.Int},
+	{Name: "path"},
+}
+
+// traceTxtColumns are traces/<name>.txt's: the time, the time since the
+// first sample, the context id and its path, two blanks apart.
+var traceTxtColumns = []render.Column{
+	{Name: "time_ns", Kind: render.Uint},
+	{Name: "t_ns", Kind: render.Int, Sep: "  "},
+	{Name: "ctx_id", Kind: render.Uint, Sep: "  "},
+	{Name: "path", Sep: "  "},
 }
 
 const traceBatch = 512
 
-// EncodeState writes a sample index.
-func (g *traceGen) EncodeState(state any) []byte {
-	var w render.StateWriter
-	return w.Uint(state.(uint64)).Bytes()
+type traceScan struct {
+	d        *db
+	m        *model
+	line     int
+	csv      bool
+	checkCtx func(ctx uint32, k uint64) // reports, once per view, a sample whose context id the database defines nowhere
+	k, total uint64                     // the next sample; the line's samples
+	buf      []hpcdb.Sample             // read ahead: samples k, k+1, ...
+	err      error                      // what ended the read of buf, reported after its samples
+	path     []byte
 }
 
-func (g *traceGen) DecodeState(b []byte) (any, error) {
-	r := render.NewStateReader(b)
-	v := r.Uint(g.d.trace.Lines[g.line].NumSamples() + 1)
-	return v, r.Err()
-}
+func (s *traceScan) Pos() []byte { return (&render.StateWriter{}).Uint(s.k).Bytes() }
 
-func (g *traceGen) Start(state any) (render.Cursor, error) {
-	c := &traceCursor{g: g, total: g.d.trace.Lines[g.line].NumSamples()}
-	if state != nil {
-		c.k = state.(uint64)
-	} else if !g.csv {
-		c.k = 1
-	}
-	return c, nil
-}
-
-type traceCursor struct {
-	g     *traceGen
-	k     uint64 // next sample + 1; 0 = CSV header
-	total uint64
-	buf   []hpcdb.Sample
-	times render.DecimalPrefix // absolute times
-	rel   render.DecimalPrefix // times relative to the minimum
-}
-
-func (c *traceCursor) State() any { return c.k }
-
-func (c *traceCursor) samples() ([]hpcdb.Sample, error) {
-	k := c.k - 1
-	avail := c.g.d.trace.Avail(c.g.line)
-	if k >= avail {
-		if avail < c.total {
-			return nil, dataErr("trace.db", int64(c.g.d.trace.Lines[c.g.line].Start+avail*hpcdb.TraceSampleSize), "trace line runs past the end of the file")
+// fill reads the samples from k into buf.
+func (s *traceScan) fill() error {
+	avail := s.d.trace.Avail(s.line)
+	if s.k >= avail {
+		if avail < s.total {
+			return dataErr("trace.db", int64(s.d.trace.Lines[s.line].Start+avail*hpcdb.TraceSampleSize), "trace line runs past the end of the file")
 		}
-		return nil, io.EOF
+		return io.EOF
 	}
-	n := min(avail-k, traceBatch)
 	var err error
-	c.buf, err = c.g.d.trace.Samples(c.g.line, k, n, c.buf[:0])
-	return c.buf, err
+	s.buf, err = s.d.trace.Samples(s.line, s.k, min(avail-s.k, traceBatch), s.buf[:0])
+	if len(s.buf) == 0 && err == nil {
+		err = io.EOF
+	}
+	s.err = err
+	return err
 }
 
-const csvHeader = "time_ns,t_ns,ctx_id,function,depth,path\n"
-
-func decLen(v int64) int64 {
-	if v < 0 {
-		return int64(render.DecimalLen(uint64(-v))) + 1
-	}
-	return int64(render.DecimalLen(uint64(v)))
-}
-
-func (c *traceCursor) NextLen() (int64, error) {
-	if c.k == 0 {
-		c.k = 1
-		return int64(len(csvHeader)), nil
-	}
-	s, err := c.samples()
-	if len(s) == 0 {
-		return 0, err
-	}
-	m := c.g.m
-	var n int64
-	for i, x := range s {
-		c.g.checkCtx(x.Ctx, c.k-1+uint64(i))
-		t := int64(x.Time - m.minTime)
-		n += int64(render.DecimalLen(x.Time)) + decLen(t) + int64(render.DecimalLen(uint64(x.Ctx)))
-		f := int32(-1)
-		if int(x.Ctx) < m.numCtx {
-			f = m.frame[x.Ctx]
+func (s *traceScan) Scan(r *render.Row) error {
+	if len(s.buf) == 0 {
+		if s.err != nil {
+			return s.err
 		}
-		if c.g.csv {
-			n += 6 // five commas and the newline
-			n += int64(render.DecimalLen(uint64(max(0, frameDepth(m, f)))))
-			if f >= 0 {
-				n += int64(m.nameCSVLen[f]) + int64(m.pathCSVLen[f])
-			}
+		if err := s.fill(); len(s.buf) == 0 {
+			return err
+		}
+	}
+	x := s.buf[0]
+	m := s.m
+	s.checkCtx(x.Ctx, s.k)
+	f := int32(-1)
+	if int(x.Ctx) < m.numCtx {
+		f = m.frame[x.Ctx]
+	}
+	r.Uint(x.Time).Int(int64(x.Time - m.minTime)).Uint(uint64(x.Ctx))
+	s.path = m.appendPath(s.path[:0], int(x.Ctx))
+	if s.csv {
+		if f >= 0 {
+			r.Str(string(m.frameName(f)))
 		} else {
-			n += 7 // three double spaces and the newline
-			if f >= 0 {
-				n += int64(m.pathLen[f])
-			}
+			r.Empty()
 		}
+		r.Int(int64(frameDepth(m, f)))
 	}
-	c.k += uint64(len(s))
-	return n, err
+	r.Str(string(s.path))
+	s.buf = s.buf[1:]
+	s.k++
+	return nil
 }
 
 func frameDepth(m *model, f int32) int32 {
@@ -162,58 +153,4 @@ func frameDepth(m *model, f int32) int32 {
 		return 0
 	}
 	return m.frameDepth[f]
-}
-
-func (c *traceCursor) Next(dst []byte) ([]byte, error) {
-	if c.k == 0 {
-		c.k = 1
-		return append(dst, csvHeader...), nil
-	}
-	s, err := c.samples()
-	m := c.g.m
-	var path []byte
-	for i, x := range s {
-		c.g.checkCtx(x.Ctx, c.k-1+uint64(i))
-		t := int64(x.Time - m.minTime)
-		f := int32(-1)
-		if int(x.Ctx) < m.numCtx {
-			f = m.frame[x.Ctx]
-		}
-		dst = c.times.AppendUint(dst, x.Time)
-		if c.g.csv {
-			dst = append(dst, ',')
-			dst = c.rel.AppendInt(dst, t)
-			dst = append(dst, ',')
-			dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
-			dst = append(dst, ',')
-			if f >= 0 {
-				if name := m.frameName(f); int(m.nameCSVLen[f]) == len(name) {
-					dst = append(dst, name...)
-				} else {
-					dst = render.AppendCSVField(dst, string(name))
-				}
-			}
-			dst = append(dst, ',')
-			dst = strconv.AppendInt(dst, int64(frameDepth(m, f)), 10)
-			dst = append(dst, ',')
-			if f >= 0 {
-				if m.pathCSVLen[f] == m.pathLen[f] {
-					dst = m.appendPath(dst, int(x.Ctx))
-				} else {
-					path = m.appendPath(path[:0], int(x.Ctx))
-					dst = render.AppendCSVField(dst, string(path))
-				}
-			}
-		} else {
-			dst = append(dst, ' ', ' ')
-			dst = c.rel.AppendInt(dst, t)
-			dst = append(dst, ' ', ' ')
-			dst = strconv.AppendUint(dst, uint64(x.Ctx), 10)
-			dst = append(dst, ' ', ' ')
-			dst = m.appendPath(dst, int(x.Ctx))
-		}
-		dst = append(dst, '\n')
-	}
-	c.k += uint64(len(s))
-	return dst, err
 }
