@@ -88,22 +88,31 @@ func (d *db) contextsDir() *vfs.Dir {
 		func(i int) vfs.Node {
 			ctx := uint32(d.contextNames()[i])
 			where := "contexts/" + strconv.Itoa(int(ctx)) + ".csv"
-			return vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.contextCSV(ctx) }, d.src.Errors.Reporter(where)))
+			return vfs.NewFile(d.contextTable(ctx).SmallCSV(d.src.Errors.Reporter(where)))
 		})
 }
 
-// contextCSV renders contexts/<ctx>.csv: one row per thread profile with a
-// value at ctx, one column per raw (MetricDB) metric.
-func (d *db) contextCSV(ctx uint32) ([]byte, error) {
+// contextTable is contexts/<ctx>.csv: one row per thread profile with a
+// value at ctx (its id, name and identifier values), one column per raw
+// (MetricDB) metric.
+func (d *db) contextTable(ctx uint32) *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			m := d.model.get()
+			cols := []render.Column{{Name: "profile_id", Kind: render.Uint}, {Name: "name"}}
+			for _, k := range m.kinds {
+				cols = append(cols, render.Column{Name: m.kindName(k)})
+			}
+			return metricColumns(cols, m.thread)
+		},
+		Open: render.Groups(1, func(int64) (int64, func(int64, *render.Row) error, error) { return d.contextRows(ctx) }),
+	}
+}
+
+// contextRows are the rows of contexts/<ctx>.csv, and the error that
+// ends them early.
+func (d *db) contextRows(ctx uint32) (int64, func(int64, *render.Row) error, error) {
 	m := d.model.get()
-	head := []string{"profile_id", "name"}
-	for _, k := range m.kinds {
-		head = append(head, m.kindName(k))
-	}
-	for _, c := range m.thread {
-		head = append(head, c.column)
-	}
-	b := render.AppendCSVRow(nil, head...)
 	nt := len(m.thread)
 	type row struct {
 		prof uint32
@@ -147,25 +156,21 @@ func (d *db) contextCSV(ctx uint32) ([]byte, error) {
 			}
 		}
 	}
-	for _, r := range rows {
-		b = strconv.AppendUint(b, uint64(r.prof), 10)
-		b = append(b, ',')
+	return int64(len(rows)), func(i int64, row *render.Row) error {
+		r := rows[i]
 		name := ""
 		if int(r.prof) < len(m.profNames) {
 			name = m.profNames[r.prof]
 		}
-		b = render.AppendCSVField(b, name)
+		row.Uint(uint64(r.prof)).Str(name)
 		for _, v := range m.idValues(int(r.prof)) {
-			b = append(b, ',')
-			b = append(b, v...)
+			row.Str(v)
 		}
 		for _, v := range r.vals {
-			b = append(b, ',')
-			b = render.AppendFloat(b, v)
+			row.Float(v)
 		}
-		b = append(b, '\n')
-	}
-	return b, err
+		return nil
+	}, err
 }
 
 // lookupWorkers is how many profiles profileValuesAt searches at once: the
