@@ -238,8 +238,13 @@ func TestGeneratedViews(t *testing.T) {
 			if layout == dec.LayoutC && !strings.Contains(pt, "\n    (frequency: 1) (multiplexed: 0) (period-mean: 1.250000) (num-samples: 1001)]") {
 				t.Fatal("no layout C line in hpcproftt.txt")
 			}
-			if err := fstest.TestFS(fsys, name+"/cct.csv", name+"/trace.txt", name+"/trace.csv", "profiles.csv"); err != nil {
-				t.Fatal(err)
+			// fstest.TestFS reads every file of the tree several ways (~40 s
+			// under -race); the tree does not depend on the file layout, so
+			// one layout (the richest: LUSH and layout C's metric fields) runs it.
+			if layout == dec.LayoutC {
+				if err := fstest.TestFS(fsys, name+"/cct.csv", name+"/trace.txt", name+"/trace.csv", "profiles.csv"); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if errs := decodeErrors(src.Errors.Lines()); len(errs) != 0 {
 				t.Fatalf("errors %v", errs)
