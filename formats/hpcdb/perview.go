@@ -99,11 +99,7 @@ func (d *db) contextTable(ctx uint32) *render.Table {
 	return &render.Table{
 		Layout: func() []render.Column {
 			m := d.model.get()
-			cols := []render.Column{{Name: "profile_id", Kind: render.Uint}, {Name: "name"}}
-			for _, k := range m.kinds {
-				cols = append(cols, render.Column{Name: m.kindName(k)})
-			}
-			return metricColumns(cols, m.thread)
+			return metricColumns(profileColumns(m), m.thread)
 		},
 		Open: render.Groups(1, func(int64) (int64, func(int64, *render.Row) error, error) { return d.contextRows(ctx) }),
 	}
@@ -158,14 +154,7 @@ func (d *db) contextRows(ctx uint32) (int64, func(int64, *render.Row) error, err
 	}
 	return int64(len(rows)), func(i int64, row *render.Row) error {
 		r := rows[i]
-		name := ""
-		if int(r.prof) < len(m.profNames) {
-			name = m.profNames[r.prof]
-		}
-		row.Uint(uint64(r.prof)).Str(name)
-		for _, v := range m.idValues(int(r.prof)) {
-			row.Str(v)
-		}
+		profileCells(row, m, r.prof)
 		for _, v := range r.vals {
 			row.Float(v)
 		}
@@ -222,7 +211,7 @@ func (d *db) profileTable(m *model, prof int) *render.Table {
 	}
 	n := uint64(d.profile.Profiles[prof].NumCtxs)
 	return &render.Table{
-		Layout: func() []render.Column { return metricColumns(profileColumns, cols) },
+		Layout: func() []render.Column { return metricColumns(profileCtxColumns, cols) },
 		Open: func(pos []byte) (render.Scanner, error) {
 			s := &profileScan{d: d, m: m, prof: prof, n: n, idx: idx, row: make([]float64, len(cols))}
 			if len(pos) > 0 {
@@ -237,7 +226,7 @@ func (d *db) profileTable(m *model, prof int) *render.Table {
 	}
 }
 
-var profileColumns = []render.Column{{Name: "ctx_id", Kind: render.Uint}, {Name: "kind"}, {Name: "name"}}
+var profileCtxColumns = []render.Column{{Name: "ctx_id", Kind: render.Uint}, {Name: "kind"}, {Name: "name"}}
 
 // metricColumns are the columns first followed by a Float column per
 // metric.

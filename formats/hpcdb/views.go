@@ -17,7 +17,7 @@ func (d *db) buildViews() {
 	root := d.src.Root
 	rep := d.src.Errors.Reporter
 	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
-	root.AddFile("profiles.csv", render.Bytes(d.profilesCSV, rep("profiles.csv")))
+	root.AddFile("profiles.csv", d.profilesTable().SmallCSV(rep("profiles.csv")))
 	root.AddFile("cct.csv", d.cctTable().CSV())
 	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
 	root.AddFile("unlisted.csv", d.unlistedTable().CSV())
@@ -288,25 +288,49 @@ func (d *db) hasTrace() map[int]bool {
 	return out
 }
 
-func (d *db) profilesCSV() ([]byte, error) {
-	m := d.model.get()
-	head := []string{"profile_id", "name"}
+// profilesTable is profiles.csv: a row per profile of profile.db.
+func (d *db) profilesTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			return append(profileColumns(d.model.get()), render.Column{Name: "num_vals", Kind: render.Uint},
+				render.Column{Name: "num_nzctxs", Kind: render.Uint}, render.Column{Name: "has_trace"})
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			if d.profile == nil {
+				return render.Counted(0, nil)(pos)
+			}
+			m := d.model.get()
+			traced := d.hasTrace()
+			return render.Counted(int64(len(d.profile.Profiles)), func(i int64, r *render.Row) error {
+				pi := d.profile.Profiles[i]
+				profileCells(r, m, uint32(i))
+				r.Uint(pi.NumVals).Uint(uint64(pi.NumCtxs)).Str(strconv.FormatBool(traced[int(i)]))
+				return nil
+			})(pos)
+		},
+	}
+}
+
+// profileColumns are the columns that name a profile: its index, name
+// and identifier values (profileCells).
+func profileColumns(m *model) []render.Column {
+	cols := []render.Column{{Name: "profile_id", Kind: render.Uint}, {Name: "name"}}
 	for _, k := range m.kinds {
-		head = append(head, m.kindName(k))
+		cols = append(cols, render.Column{Name: m.kindName(k)})
 	}
-	head = append(head, "num_vals", "num_nzctxs", "has_trace")
-	b := render.AppendCSVRow(nil, head...)
-	if d.profile == nil {
-		return b, nil
+	return cols
+}
+
+// profileCells are the cells of profileColumns for profile prof.
+func profileCells(r *render.Row, m *model, prof uint32) {
+	name := ""
+	if int(prof) < len(m.profNames) {
+		name = m.profNames[prof]
 	}
-	traced := d.hasTrace()
-	for i, pi := range d.profile.Profiles {
-		row := []string{strconv.Itoa(i), m.profNames[i]}
-		row = append(row, m.idValues(i)...)
-		row = append(row, strconv.FormatUint(pi.NumVals, 10), strconv.FormatUint(uint64(pi.NumCtxs), 10), strconv.FormatBool(traced[i]))
-		b = render.AppendCSVRow(b, row...)
+	r.Uint(uint64(prof)).Str(name)
+	for _, v := range m.idValues(int(prof)) {
+		r.Str(v)
 	}
-	return b, nil
 }
 
 // idValues are profile i's logical identifier values, one per kind present.
