@@ -16,7 +16,11 @@ import (
 func (d *db) buildViews() {
 	root := d.src.Root
 	rep := d.src.Errors.Reporter
-	root.AddFile("metrics.csv", render.Bytes(d.metricsCSV, rep("metrics.csv")))
+	if d.metaPath != "" {
+		root.AddFile("metrics.csv", render.Bytes(d.metaMetricsCSV, rep("metrics.csv")))
+	} else {
+		root.AddFile("metrics.csv", d.metricsTable().SmallCSV(rep("metrics.csv")))
+	}
 	root.AddFile("profiles.csv", d.profilesTable().SmallCSV(rep("profiles.csv")))
 	root.AddFile("cct.csv", d.cctTable().CSV())
 	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
@@ -223,59 +227,79 @@ binary:
 	return b, nil
 }
 
-func (d *db) metricsCSV() ([]byte, error) {
-	if d.metaPath != "" {
-		return d.metaMetricsCSV()
-	}
-	x := d.model.get().x
-	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "description", "scope", "statistic", "partner", "show", "show_percent", "format", "formula", "units")
-	m := d.model.get()
-	cols := map[*hpcdb.Metric]string{}
-	for _, c := range append(append([]metricCol(nil), m.visible...), m.summary...) {
-		if c.metric != nil {
-			cols[c.metric] = c.column
-		}
-	}
-	for i := range x.Metrics {
-		mt := &x.Metrics[i]
-		col := cols[mt]
-		if col == "" {
-			col = columnName(mt.Name)
-		}
-		stat := ""
-		if k := strings.LastIndexByte(mt.Name, ':'); k >= 0 {
-			stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[k+1:], " (I)"), " (E)")
-			if j := strings.Index(mt.Name, ":PARTIAL:"); j >= 0 {
-				stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[j+1:], " (I)"), " (E)")
+// metricsTable is metrics.csv of a 4.0 database: the MetricTable
+// entries of experiment.xml, then the raw (MetricDB) metrics.
+func (d *db) metricsTable() *render.Table {
+	return &render.Table{Columns: metricsColumns, Open: func(pos []byte) (render.Scanner, error) {
+		m := d.model.get()
+		x := m.x
+		cols := map[*hpcdb.Metric]string{}
+		for _, c := range append(append([]metricCol(nil), m.visible...), m.summary...) {
+			if c.metric != nil {
+				cols[c.metric] = c.column
 			}
 		}
-		partner := ""
-		if mt.HasPartner {
-			partner = strconv.Itoa(mt.Partner)
-		}
-		frm := ""
-		for _, f := range mt.Formulas {
-			if frm != "" {
-				frm += "; "
+		return render.Groups(2, func(g int64) (int64, func(int64, *render.Row) error, error) {
+			if g == 0 {
+				return int64(len(x.Metrics)), func(i int64, r *render.Row) error {
+					mt := &x.Metrics[i]
+					col := cols[mt]
+					if col == "" {
+						col = columnName(mt.Name)
+					}
+					metricRow(r, mt, col)
+					return nil
+				}, nil
 			}
-			frm += f.Type + ": " + f.Frm
+			return int64(len(m.thread)), func(i int64, r *render.Row) error {
+				c := &m.thread[i]
+				scope := ""
+				if strings.HasSuffix(c.name, "(I)") {
+					scope = "inclusive"
+				} else if strings.HasSuffix(c.name, "(E)") {
+					scope = "exclusive"
+				}
+				r.Int(int64(c.id)).Str("MetricDB").Str(c.name).Str(c.column).Empty().Str(scope).Empties(7)
+				return nil
+			}, nil
+		})(pos)
+	}}
+}
+
+var metricsColumns = []render.Column{
+	{Name: "metric_id", Kind: render.Int}, {Name: "table"}, {Name: "name"}, {Name: "column"}, {Name: "description"},
+	{Name: "scope"}, {Name: "statistic"}, {Name: "partner", Kind: render.Int}, {Name: "show", Kind: render.Int},
+	{Name: "show_percent", Kind: render.Uint}, {Name: "format"}, {Name: "formula"}, {Name: "units"},
+}
+
+// metricRow is the metrics.csv row of a MetricTable entry whose column
+// is col.
+func metricRow(r *render.Row, mt *hpcdb.Metric, col string) {
+	stat := ""
+	if k := strings.LastIndexByte(mt.Name, ':'); k >= 0 {
+		stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[k+1:], " (I)"), " (E)")
+		if j := strings.Index(mt.Name, ":PARTIAL:"); j >= 0 {
+			stat = strings.TrimSuffix(strings.TrimSuffix(mt.Name[j+1:], " (I)"), " (E)")
 		}
-		sp := "0"
-		if mt.ShowPercent {
-			sp = "1"
-		}
-		b = render.AppendCSVRow(b, strconv.Itoa(mt.ID), "Metric", mt.Name, col, mt.Desc, mt.Type, stat, partner, strconv.Itoa(mt.Show), sp, mt.Format, frm, mt.Units)
 	}
-	for _, c := range m.thread {
-		scope := ""
-		if strings.HasSuffix(c.name, "(I)") {
-			scope = "inclusive"
-		} else if strings.HasSuffix(c.name, "(E)") {
-			scope = "exclusive"
+	frm := ""
+	for _, f := range mt.Formulas {
+		if frm != "" {
+			frm += "; "
 		}
-		b = render.AppendCSVRow(b, strconv.Itoa(c.id), "MetricDB", c.name, c.column, "", scope, "", "", "", "", "", "", "")
+		frm += f.Type + ": " + f.Frm
 	}
-	return b, nil
+	r.Int(int64(mt.ID)).Str("Metric").Str(mt.Name).Str(col).Str(mt.Desc).Str(mt.Type).Str(stat)
+	if mt.HasPartner {
+		r.Int(int64(mt.Partner))
+	} else {
+		r.Empty()
+	}
+	sp := uint64(0)
+	if mt.ShowPercent {
+		sp = 1
+	}
+	r.Int(int64(mt.Show)).Uint(sp).Str(mt.Format).Str(frm).Str(mt.Units)
 }
 
 func (d *db) hasTrace() map[int]bool {
