@@ -238,56 +238,69 @@ func (m *model) buildMetaMetrics() {
 	}
 }
 
-// metaMetricsCSV lists meta.db's metrics: one row per summary statistic
-// (table "summary", the values of summary profiles) and per propagated
-// sub-metric (table "propagated", the values of thread profiles and
-// cct.db).
-func (d *db) metaMetricsCSV() ([]byte, error) {
-	m := d.model.get()
-	md := m.meta
-	b := render.AppendCSVRow(nil, "metric_id", "table", "name", "column", "metric", "scope", "scope_type", "propagation_index", "formula", "combine", "show", "units")
-	visible := map[int]bool{}
-	for _, c := range m.visible {
-		visible[c.id] = true
-	}
-	for i := range md.Metrics {
-		mt := &md.Metrics[i]
-		units := ""
-		if k := strings.LastIndexByte(mt.Name, '('); k >= 0 && strings.HasSuffix(mt.Name, ")") {
-			units = mt.Name[k+1 : len(mt.Name)-1]
+// metaMetricsTable is metrics.csv of a meta.db database: one row per
+// summary statistic (table "summary", the values of summary profiles)
+// and per propagated sub-metric (table "propagated", the values of
+// thread profiles and cct.db).
+func (d *db) metaMetricsTable() *render.Table {
+	return &render.Table{Columns: metaMetricsColumns, Open: func(pos []byte) (render.Scanner, error) {
+		m := d.model.get()
+		md := m.meta
+		visible := map[int]bool{}
+		for _, c := range m.visible {
+			visible[c.id] = true
 		}
-		scope := func(k int) (string, string, string) {
+		// scope writes the scope, scope_type and propagation_index cells
+		// of scope k
+		scope := func(r *render.Row, k int) *render.Row {
 			if k < 0 || k >= len(md.Scopes) {
-				return "", "", ""
+				return r.Empties(3)
 			}
 			s := md.Scopes[k]
-			pi := ""
+			r.Str(s.Name).Str(hpcdb.ScopeTypeName(s.Type))
 			if s.Type == 3 {
-				pi = strconv.Itoa(int(s.Index))
+				return r.Int(int64(s.Index))
 			}
-			return s.Name, hpcdb.ScopeTypeName(s.Type), pi
+			return r.Empty()
 		}
-		for _, s := range mt.Summaries {
-			id := int(s.StatMetricID)
-			c := m.summary[m.sumIdx[id]]
-			sn, st, pi := scope(s.Scope)
-			b = render.AppendCSVRow(b, strconv.Itoa(id), "summary", c.name, c.column, mt.Name, sn, st, pi, s.Formula, hpcdb.CombineName(s.Combine), show(visible[id]), units)
-		}
-		for _, s := range mt.Scopes {
-			id := int(s.PropMetricID)
-			c := m.thread[m.threadIdx[id]]
-			sn, st, pi := scope(s.Scope)
-			b = render.AppendCSVRow(b, strconv.Itoa(id), "propagated", c.name, c.column, mt.Name, sn, st, pi, "", "", "0", units)
-		}
-	}
-	return b, nil
+		return render.Groups(int64(len(md.Metrics)), func(i int64) (int64, func(int64, *render.Row) error, error) {
+			mt := &md.Metrics[i]
+			units := ""
+			if k := strings.LastIndexByte(mt.Name, '('); k >= 0 && strings.HasSuffix(mt.Name, ")") {
+				units = mt.Name[k+1 : len(mt.Name)-1]
+			}
+			return int64(len(mt.Summaries) + len(mt.Scopes)), func(j int64, r *render.Row) error {
+				if j < int64(len(mt.Summaries)) {
+					s := mt.Summaries[j]
+					id := int(s.StatMetricID)
+					c := m.summary[m.sumIdx[id]]
+					scope(r.Int(int64(id)).Str("summary").Str(c.name).Str(c.column).Str(mt.Name), s.Scope)
+					r.Str(s.Formula).Str(hpcdb.CombineName(s.Combine)).Uint(show(visible[id])).Str(units)
+					return nil
+				}
+				s := mt.Scopes[j-int64(len(mt.Summaries))]
+				id := int(s.PropMetricID)
+				c := m.thread[m.threadIdx[id]]
+				scope(r.Int(int64(id)).Str("propagated").Str(c.name).Str(c.column).Str(mt.Name), s.Scope)
+				r.Empties(2).Uint(0).Str(units)
+				return nil
+			}, nil
+		})(pos)
+	}}
 }
 
-func show(v bool) string {
+var metaMetricsColumns = []render.Column{
+	{Name: "metric_id", Kind: render.Int}, {Name: "table"}, {Name: "name"}, {Name: "column"}, {Name: "metric"},
+	{Name: "scope"}, {Name: "scope_type"}, {Name: "propagation_index", Kind: render.Int},
+	{Name: "formula"}, {Name: "combine"}, {Name: "show", Kind: render.Uint}, {Name: "units"},
+}
+
+// show is metrics.csv's show: 1 for a visible metric.
+func show(v bool) uint64 {
 	if v {
-		return "1"
+		return 1
 	}
-	return "0"
+	return 0
 }
 
 // maxTaxonomySize bounds the metrics/*.yaml files read.

@@ -16,11 +16,11 @@ import (
 func (d *db) buildViews() {
 	root := d.src.Root
 	rep := d.src.Errors.Reporter
+	metrics := d.metricsTable
 	if d.metaPath != "" {
-		root.AddFile("metrics.csv", render.Bytes(d.metaMetricsCSV, rep("metrics.csv")))
-	} else {
-		root.AddFile("metrics.csv", d.metricsTable().SmallCSV(rep("metrics.csv")))
+		metrics = d.metaMetricsTable
 	}
+	root.AddFile("metrics.csv", metrics().SmallCSV(rep("metrics.csv")))
 	root.AddFile("profiles.csv", d.profilesTable().SmallCSV(rep("profiles.csv")))
 	root.AddFile("cct.csv", d.cctTable().CSV())
 	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
