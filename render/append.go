@@ -281,37 +281,45 @@ func FieldNeedsQuotes(s string) bool {
 // and LF (NUL, CR, ...), DEL and bytes that are not UTF-8 are written as
 // \xNN (see AppendName): every format's CSV views share this escaping.
 func AppendCSVField(dst []byte, s string) []byte {
-	if plainCSV(s) {
-		return append(dst, s...)
-	}
-	s = EscapeCSV(s)
-	if !FieldNeedsQuotes(s) {
-		return append(dst, s...)
-	}
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			dst = append(dst, '"', '"')
-		} else {
-			dst = append(dst, s[i])
+	acc := scanClasses(s)
+	if acc&(clEscLF|clHigh) != 0 {
+		// escaped or not ASCII: the general path
+		s = EscapeCSV(s)
+		if !FieldNeedsQuotes(s) {
+			return append(dst, s...)
 		}
+		return appendQuoted(dst, s)
 	}
+	if !asciiNeedsQuotes(s, acc) {
+		return append(dst, s...)
+	}
+	return appendQuoted(dst, s)
+}
+
+// appendQuoted appends s in quotes, its quotes doubled.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, s[:i+1]...)
+		dst = append(dst, '"')
+		s = s[i+1:]
+	}
+	dst = append(dst, s...)
 	return append(dst, '"')
 }
 
-// plainCSV reports whether s is written as it is, in one pass: printable
-// ASCII without a comma or quote, not starting with a blank (the common
-// name, which then needs neither escaping nor quoting).
-func plainCSV(s string) bool {
-	if s == "" || s[0] == ' ' || s == `\.` {
-		return s == ""
+// asciiNeedsQuotes is FieldNeedsQuotes for an s of printable ASCII, tab
+// and LF whose byte classes OR to acc: such an s starts with a space only
+// if its first byte is a blank or tab (an LF is clQuote).
+func asciiNeedsQuotes(s string, acc uint8) bool {
+	if acc&(clQuote|clDQ) != 0 {
+		return true
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == ',' || c == '"' {
-			return false
-		}
-	}
-	return true
+	return s != "" && (s[0] == ' ' || s[0] == '\t') || s == `\.`
 }
 
 // AppendCSVRow appends fields as one CSV record ending in \n.

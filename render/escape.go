@@ -15,18 +15,62 @@ func escapeByte(b byte, keepLF bool) bool {
 	return b < 0x20 && b != '\t' && (b != '\n' || !keepLF) || b == 0x7f
 }
 
-// needsEscape reports whether s holds a byte that is written as \xNN.
-func needsEscape(s string, keepLF bool) bool {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if escapeByte(s[i], keepLF) {
-			return true
+// Byte classes of byteClass, OR-ed over a string by scanClasses so that
+// one branch-free pass tells whether a string is written as it is.
+const (
+	clQuote = 1 << iota // ',' and LF: a CSV field holding one is quoted
+	clDQ                // '"': quoted in a CSV field, and doubled
+	clEscLF             // written as \xNN in a CSV field: controls but tab and LF, DEL
+	clEsc               // written as \xNN in a name: controls but tab, DEL
+	clHigh              // not ASCII: the string's UTF-8 is checked
+)
+
+// byteClass is the class bits of each byte (escapeByte's rule, for
+// valid UTF-8).
+var byteClass = func() (t [256]uint8) {
+	for i := range t {
+		b := byte(i)
+		switch {
+		case b >= utf8.RuneSelf:
+			t[i] = clHigh
+		case b == ',':
+			t[i] = clQuote
+		case b == '"':
+			t[i] = clDQ
 		}
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
+		if b == '\n' {
+			t[i] |= clQuote
+		}
+		if b < utf8.RuneSelf && escapeByte(b, true) {
+			t[i] |= clEscLF
+		}
+		if b < utf8.RuneSelf && escapeByte(b, false) {
+			t[i] |= clEsc
 		}
 	}
-	return !ascii && !utf8.ValidString(s)
+	return t
+}()
+
+// scanClasses is the OR of the classes of s's bytes.
+func scanClasses(s string) uint8 {
+	var acc uint8
+	for i := 0; i < len(s); i++ {
+		acc |= byteClass[s[i]]
+	}
+	return acc
+}
+
+// needsEscape reports whether s holds a byte that is written as \xNN.
+func needsEscape(s string, keepLF bool) bool {
+	esc := uint8(clEsc)
+	if keepLF {
+		esc = clEscLF
+	}
+	acc := scanClasses(s)
+	if acc&esc != 0 {
+		return true
+	}
+	return acc&clHigh != 0 && !utf8.ValidString(s)
 }
 
 func appendEscaped(dst []byte, s string, keepLF bool) []byte {

@@ -34,3 +34,34 @@ func TestEscapeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVFieldFastPath checks AppendCSVField's and csvStringLen's byte
+// class scan against the general rule (EscapeCSV, then FieldNeedsQuotes,
+// quotes doubled) for every string of up to two bytes and some longer.
+func TestCSVFieldFastPath(t *testing.T) {
+	want := func(s string) string {
+		e := EscapeCSV(s)
+		if !FieldNeedsQuotes(e) {
+			return e
+		}
+		return `"` + strings.ReplaceAll(e, `"`, `""`) + `"`
+	}
+	check := func(s string) {
+		got := string(AppendCSVField([]byte("x"), s))
+		if w := "x" + want(s); got != w {
+			t.Errorf("AppendCSVField(%q) = %q, want %q", s, got[1:], w[1:])
+		}
+		if n := csvStringLen(s); n != len(got)-1 {
+			t.Errorf("csvStringLen(%q) = %d, want %d", s, n, len(got)-1)
+		}
+	}
+	for a := 0; a < 256; a++ {
+		check(string([]byte{byte(a)}))
+		for b := 0; b < 256; b++ {
+			check(string([]byte{byte(a), byte(b)}))
+		}
+	}
+	for _, s := range []string{"", `\.`, `\.x`, "main;foo(int, char)", `a "b" c`, " lead", "\tlead", "x\ny", "é,\"", "\xff\"", "a\x00\"b\"", "\u00a0x"} {
+		check(s)
+	}
+}

@@ -634,14 +634,21 @@ func HexLen(v uint64) int {
 
 // csvStringLen is len(AppendCSVField(nil, s)).
 func csvStringLen(s string) int {
-	if plainCSV(s) {
-		return len(s)
+	acc := scanClasses(s)
+	if acc&(clEscLF|clHigh) == 0 {
+		if !asciiNeedsQuotes(s, acc) {
+			return len(s)
+		}
+	} else {
+		s = EscapeCSV(s)
+		if !FieldNeedsQuotes(s) {
+			return len(s)
+		}
 	}
-	s = EscapeCSV(s)
-	if FieldNeedsQuotes(s) {
-		return 2 + len(s) + strings.Count(s, `"`)
+	if acc&clDQ == 0 {
+		return 2 + len(s)
 	}
-	return len(s)
+	return 2 + len(s) + strings.Count(s, `"`)
 }
 
 // textWidth is the number of characters of a text cell (runes of a
