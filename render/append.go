@@ -281,16 +281,14 @@ func FieldNeedsQuotes(s string) bool {
 // and LF (NUL, CR, ...), DEL and bytes that are not UTF-8 are written as
 // \xNN (see AppendName): every format's CSV views share this escaping.
 func AppendCSVField(dst []byte, s string) []byte {
-	acc := scanClasses(s)
-	if acc&(clEscLF|clHigh) != 0 {
-		// escaped or not ASCII: the general path
+	var quote bool
+	if acc := scanClasses(s); acc&(clEscLF|clHigh) == 0 {
+		quote = asciiNeedsQuotes(s, acc) // the common name: one pass
+	} else {
 		s = EscapeCSV(s)
-		if !FieldNeedsQuotes(s) {
-			return append(dst, s...)
-		}
-		return appendQuoted(dst, s)
+		quote = FieldNeedsQuotes(s)
 	}
-	if !asciiNeedsQuotes(s, acc) {
+	if !quote {
 		return append(dst, s...)
 	}
 	return appendQuoted(dst, s)
