@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
-	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
 )
 
@@ -59,11 +58,8 @@ func (c *cctLayout) columns() []render.Column {
 		{Name: "parent_id", Kind: render.Uint},
 		{Name: "depth", Kind: render.Uint},
 		{Name: "is_leaf", Kind: render.Uint},
-		{Name: "module_id", Kind: render.Uint},
-		{Name: "module"},
-		{Name: "offset", Kind: render.Hex},
 	}
-	cols = append(cols, symbols.Columns...)
+	cols = append(cols, frameColumns...)
 	if c.lush {
 		cols = append(cols, render.Column{Name: "lush_assoc"}, render.Column{Name: "lush_lip"})
 	}
@@ -170,18 +166,8 @@ func (s *cctScan) Scan(row *render.Row) error {
 	if n.IsLeaf() || e.Sparse && !inner {
 		leaf = 1
 	}
-	row.Uint(uint64(s.epoch)).Uint(uint64(n.AbsID())).Uint(uint64(n.Parent)).Uint(uint64(ea.depth.get(i))).Uint(leaf).Uint(uint64(n.LMID))
-	lmNames := s.cols.lmNames[s.epoch]
-	switch {
-	case e.Sparse && n.LMID == 0: // the placeholder name stored in the ip
-		row.Str(hpcrun.PlaceholderName(n.IP))
-	case int(n.LMID) < len(lmNames):
-		row.Str(lmNames[n.LMID])
-	default:
-		row.Empty()
-	}
-	row.Uint(n.IP)
-	symbols.Cells(row, s.p.m.frames(e, n.LMID, n.IP, inner))
+	row.Uint(uint64(s.epoch)).Uint(uint64(n.AbsID())).Uint(uint64(n.Parent)).Uint(uint64(ea.depth.get(i))).Uint(leaf)
+	s.p.frameCells(row, e, s.cols.lmNames[s.epoch], n.LMID, n.IP, inner)
 	if s.cols.lush {
 		if e.LogicalUnwind() {
 			s.buf = appendAssoc(s.buf[:0], n.Assoc)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/symbols"
+	"github.com/hpcfs/hpcfs/render"
 	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
@@ -125,4 +126,30 @@ func (p *profile) symbolFiles() []string {
 func (m *mount) resolver() *symbols.Resolver {
 	m.symsOnce.Do(func() { m.syms = symbols.For(m.src.Options.SymbolDirs) })
 	return m.syms
+}
+
+// frameColumns are the columns of a frame in cct.csv and trace.csv: its
+// load module, offset and the symbols at it; frameCells fills them.
+var frameColumns = append([]render.Column{
+	{Name: "module_id", Kind: render.Uint},
+	{Name: "module"},
+	{Name: "offset", Kind: render.Hex},
+}, symbols.Columns...)
+
+// frameCells adds the frameColumns cells of the frame at ip in load
+// module lm of epoch e (names: the epoch's module names; call: ip is a
+// return address). A 04.00 placeholder (module 0 of a sparse epoch) is
+// named by the id stored in its ip.
+func (p *profile) frameCells(row *render.Row, e *hpcrun.Epoch, names []string, lm uint16, ip uint64, call bool) {
+	row.Uint(uint64(lm))
+	switch {
+	case lm == 0 && e != nil && e.Sparse:
+		row.Str(hpcrun.PlaceholderName(ip))
+	case int(lm) < len(names):
+		row.Str(names[lm])
+	default:
+		row.Empty()
+	}
+	row.Uint(ip)
+	symbols.Cells(row, p.m.frames(e, lm, ip, call))
 }

@@ -115,7 +115,7 @@ func (p *profile) traceTable(text bool) *render.Table {
 		return t
 	}
 	t.Layout = func() []render.Column {
-		cols := append(append([]render.Column(nil), traceColumns...), symbols.Columns...)
+		cols := append(append([]render.Column(nil), traceColumns...), frameColumns...)
 		if tr, _, err := p.openTrace(); err == nil && tr.DataCentric() {
 			cols = append(cols, render.Column{Name: "metric_id", Kind: render.Uint})
 		}
@@ -128,9 +128,6 @@ var traceColumns = []render.Column{
 	{Name: "time_ns", Kind: render.Uint},
 	{Name: "t_ns", Kind: render.Number},
 	{Name: "ctx_id", Kind: render.Uint},
-	{Name: "module_id", Kind: render.Uint},
-	{Name: "module"},
-	{Name: "offset", Kind: render.Hex},
 }
 
 // traceTxtColumns are trace.txt's: the time as stored, the node id and
@@ -195,18 +192,7 @@ func (s *traceScan) Scan(row *render.Row) error {
 	}
 	row.Uint(uint64(smp.NodeID))
 	if ok {
-		lm := s.l.lm[k]
-		row.Uint(uint64(lm))
-		switch {
-		case lm == 0 && s.l.e != nil && s.l.e.Sparse: // a placeholder, named as in cct.csv
-			row.Str(hpcrun.PlaceholderName(s.l.ip[k]))
-		case int(lm) < len(s.l.names):
-			row.Str(s.l.names[lm])
-		default:
-			row.Empty()
-		}
-		row.Uint(s.l.ip[k])
-		symbols.Cells(row, s.p.m.frames(s.l.e, lm, s.l.ip[k], false))
+		s.p.frameCells(row, s.l.e, s.l.names, s.l.lm[k], s.l.ip[k], false)
 	} else {
 		row.Empty().Empty().Empty()
 		symbols.Cells(row, nil)
