@@ -7,11 +7,19 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
-// attrGNUDWOName is DW_AT_GNU_dwo_name, the DWARF 4 form of a skeleton
-// unit's DW_AT_dwo_name (gcc -gsplit-dwarf before DWARF 5).
-const attrGNUDWOName dwarf.Attr = 0x2130
+// GNU attributes of a DWARF 4 skeleton unit (gcc -gdwarf-4
+// -gsplit-dwarf): the forerunners of DWARF 5's DW_AT_dwo_name,
+// DW_AT_addr_base and the unit header's dwo_id, and the base of the
+// split unit's range lists in the binary's .debug_ranges.
+const (
+	attrGNUDWOName    dwarf.Attr = 0x2130
+	attrGNUDWOID      dwarf.Attr = 0x2131
+	attrGNURangesBase dwarf.Attr = 0x2132
+	attrGNUAddrBase   dwarf.Attr = 0x2133
+)
 
 // A splitUnit is the DWARF of a skeleton unit's .dwo file (a split
 // compile unit: its subprograms and inlined calls; the line table stays
@@ -20,6 +28,12 @@ type splitUnit struct {
 	d     *dwarf.Data
 	cu    *dwarf.Entry
 	files []*dwarf.LineFile // its .debug_line.dwo file table, for DW_AT_call_file
+}
+
+// splitSections are the sections of one split unit: of its .dwo file,
+// or its contributions to a .dwp package.
+type splitSections struct {
+	info, abbrev, line, str, strOffsets, rngLists []byte
 }
 
 // dwoName is the .dwo file a skeleton unit names, "" for other units.
@@ -32,14 +46,81 @@ func dwoName(cu *dwarf.Entry) string {
 	return ""
 }
 
-// openSplit reads the .dwo of skeleton unit cu of binary f (at path):
-// its name as the unit says it, relative to DW_AT_comp_dir, else beside
-// the binary. Go's debug/dwarf takes a split unit's address, string
-// offset and range list bases as 0, so each of those sections is handed
-// to it from the base on: .debug_addr of the binary from the skeleton's
-// DW_AT_addr_base, the .dwo's string offsets and range lists after their
-// headers.
-func openSplit(f *elf.File, path string, cu *dwarf.Entry) (*splitUnit, error) {
+// A splitReader reads the split units of one binary's skeleton units:
+// from its .dwp package when it has one that holds the unit, else from
+// the .dwo file the unit names. It counts the bytes of the .dwo files
+// and the package read.
+type splitReader struct {
+	f      *elf.File
+	path   string
+	info   sectionReader // the binary's .debug_info, for DWARF 5 dwo_ids
+	addr   []byte        // the binary's .debug_addr and .debug_ranges
+	ranges []byte
+	loaded bool
+
+	pkg      *dwpPackage
+	pkgTried bool
+	pkgErr   error
+	read     int64 // bytes of .dwo files and package read
+}
+
+func newSplitReader(f *elf.File, path string) *splitReader {
+	return &splitReader{f: f, path: path, info: sectionReader{s: f.Section(".debug_info")}}
+}
+
+// open reads the split unit of skeleton unit cu; fromDWP says it came
+// from the package.
+func (sr *splitReader) open(cu *dwarf.Entry) (u *splitUnit, fromDWP bool, err error) {
+	if !sr.loaded {
+		sr.loaded = true
+		sr.addr, sr.ranges = sectionData(sr.f, ".debug_addr"), sectionData(sr.f, ".debug_ranges")
+	}
+	v4 := cu.Tag != dwarf.TagSkeletonUnit
+	if !sr.pkgTried {
+		sr.pkgTried = true
+		if p := dwpPath(sr.path); p != "" {
+			if sr.pkg, sr.pkgErr = openDWP(p); sr.pkg != nil {
+				sr.read += sr.pkg.size
+			}
+		}
+	}
+	if sr.pkg != nil {
+		if id, ok := sr.dwoID(cu, v4); ok {
+			if s, ok := sr.pkg.unit(id); ok {
+				u, err := sr.split(cu, s, v4)
+				return u, true, err
+			}
+		}
+	}
+	s, err := sr.readDWO(cu)
+	if err != nil {
+		return nil, false, err
+	}
+	u, err = sr.split(cu, s, v4)
+	return u, false, err
+}
+
+// dwoID is the signature of skeleton unit cu: DW_AT_GNU_dwo_id in DWARF
+// 4, the last 8 bytes of the unit header (just before its first entry)
+// in DWARF 5, which debug/dwarf does not keep.
+func (sr *splitReader) dwoID(cu *dwarf.Entry, v4 bool) (uint64, bool) {
+	if v4 {
+		id, ok := cu.Val(attrGNUDWOID).(int64)
+		return uint64(id), ok
+	}
+	if cu.Offset < 8 {
+		return 0, false
+	}
+	b, err := sr.info.readAt(int64(cu.Offset)-8, 8)
+	if err != nil {
+		return 0, false
+	}
+	return sr.f.ByteOrder.Uint64(b), true
+}
+
+// readDWO reads the .dwo file cu names, relative to DW_AT_comp_dir,
+// else beside the binary.
+func (sr *splitReader) readDWO(cu *dwarf.Entry) (splitSections, error) {
 	name := dwoName(cu)
 	cands := []string{name}
 	if !filepath.IsAbs(name) {
@@ -48,7 +129,7 @@ func openSplit(f *elf.File, path string, cu *dwarf.Entry) (*splitUnit, error) {
 			cands = append(cands, filepath.Join(dir, name))
 		}
 	}
-	cands = append(cands, filepath.Join(filepath.Dir(path), filepath.Base(name)))
+	cands = append(cands, filepath.Join(filepath.Dir(sr.path), filepath.Base(name)))
 	var dwo *elf.File
 	for _, c := range cands {
 		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
@@ -58,45 +139,69 @@ func openSplit(f *elf.File, path string, cu *dwarf.Entry) (*splitUnit, error) {
 		}
 	}
 	if dwo == nil {
-		return nil, errors.New(name + " not found")
+		return splitSections{}, errors.New(name + " not found")
 	}
 	defer dwo.Close()
-	sec := func(f *elf.File, name string) []byte {
-		s := f.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			return nil
+	sr.read += dwarfSize(dwo)
+	s := splitSections{info: sectionData(dwo, ".debug_info.dwo"), abbrev: sectionData(dwo, ".debug_abbrev.dwo"),
+		line: sectionData(dwo, ".debug_line.dwo"), str: sectionData(dwo, ".debug_str.dwo"),
+		strOffsets: sectionData(dwo, ".debug_str_offsets.dwo"), rngLists: sectionData(dwo, ".debug_rnglists.dwo")}
+	if s.info == nil || s.abbrev == nil {
+		return s, errors.New(name + " has no .debug_info.dwo")
+	}
+	return s, nil
+}
+
+// split makes the DWARF of a split unit from its sections. Go's
+// debug/dwarf takes a split unit's address, string offset and range list
+// bases as 0, so each of those sections is handed to it from the base
+// on: .debug_addr of the binary from the skeleton's DW_AT_addr_base; in
+// DWARF 5 the unit's string offsets and range lists after their
+// headers; in DWARF 4 (v4) its string offsets as they are, the binary's
+// .debug_ranges from DW_AT_GNU_ranges_base, and its GNU index forms
+// read as DWARF 5's (gnuForms).
+func (sr *splitReader) split(cu *dwarf.Entry, s splitSections, v4 bool) (*splitUnit, error) {
+	abbrev, ranges := s.abbrev, []byte(nil)
+	if v4 {
+		abbrev = gnuForms(abbrev)
+		if sr.ranges != nil {
+			base, _ := cu.Val(attrGNURangesBase).(int64)
+			if base < 0 || base > int64(len(sr.ranges)) {
+				return nil, errors.New("skeleton DW_AT_GNU_ranges_base outside .debug_ranges")
+			}
+			ranges = sr.ranges[base:]
 		}
-		b, _ := s.Data()
-		return b
 	}
-	info, abbrev := sec(dwo, ".debug_info.dwo"), sec(dwo, ".debug_abbrev.dwo")
-	if info == nil || abbrev == nil {
-		return nil, errors.New(name + " has no .debug_info.dwo")
-	}
-	line := sec(dwo, ".debug_line.dwo")
-	d, err := dwarf.New(abbrev, nil, nil, info, line, nil, nil, sec(dwo, ".debug_str.dwo"))
+	d, err := dwarf.New(abbrev, nil, nil, s.info, s.line, nil, ranges, s.str)
 	if err != nil {
 		return nil, err
 	}
-	if addr := sec(f, ".debug_addr"); addr != nil {
-		base, _ := cu.Val(dwarf.AttrAddrBase).(int64)
-		if base < 0 || base > int64(len(addr)) {
+	if sr.addr != nil {
+		base, ok := cu.Val(dwarf.AttrAddrBase).(int64)
+		if !ok {
+			base, _ = cu.Val(attrGNUAddrBase).(int64)
+		}
+		if base < 0 || base > int64(len(sr.addr)) {
 			return nil, errors.New("skeleton DW_AT_addr_base outside .debug_addr")
 		}
-		d.AddSection(".debug_addr", addr[base:])
+		d.AddSection(".debug_addr", sr.addr[base:])
 	}
-	d.AddSection(".debug_str_offsets", afterHeader(sec(dwo, ".debug_str_offsets.dwo"), 0))
-	d.AddSection(".debug_rnglists", afterHeader(sec(dwo, ".debug_rnglists.dwo"), 4))
+	if v4 {
+		d.AddSection(".debug_str_offsets", s.strOffsets)
+	} else {
+		d.AddSection(".debug_str_offsets", afterHeader(s.strOffsets, 0))
+		d.AddSection(".debug_rnglists", afterHeader(s.rngLists, 4))
+	}
 	r := d.Reader()
 	scu, err := r.Next()
 	if err != nil {
 		return nil, err
 	}
 	if scu == nil {
-		return nil, errors.New(name + " holds no unit")
+		return nil, errors.New("split unit holds no unit")
 	}
 	u := &splitUnit{d: d, cu: scu}
-	if line != nil {
+	if s.line != nil {
 		// The split unit has no DW_AT_stmt_list: its file table is the
 		// .dwo's line table at 0.
 		c := *scu
@@ -106,6 +211,81 @@ func openSplit(f *elf.File, path string, cu *dwarf.Entry) (*splitUnit, error) {
 		}
 	}
 	return u, nil
+}
+
+// gnuForms is a DWARF 4 .dwo abbreviation table with its GNU index
+// forms, DW_FORM_GNU_addr_index and DW_FORM_GNU_str_index (which
+// debug/dwarf does not know), turned into DWARF 5's DW_FORM_addrx and
+// DW_FORM_strx, encoded alike (an unsigned LEB128 index into the same
+// tables). The new codes are written in the 2 bytes of the old ones (a
+// padded LEB128), so that no offset into the table moves; a table with
+// neither form is returned as it is.
+func gnuForms(b []byte) []byte {
+	const gnuAddrIndex, gnuStrIndex, implicitConst = 0x1f01, 0x1f02, 0x21
+	var out []byte
+	i := 0
+	for i < len(b) {
+		code, n := uleb(b[i:])
+		if n == 0 {
+			break
+		}
+		i += n
+		if code == 0 {
+			continue // the end of one unit's table
+		}
+		if _, n = uleb(b[i:]); n == 0 { // tag
+			break
+		}
+		i += n + 1 // and the children flag
+		for i < len(b) {
+			attr, n := uleb(b[i:])
+			if n == 0 {
+				return orig(out, b)
+			}
+			at := i + n
+			form, m := uleb(b[at:])
+			if m == 0 {
+				return orig(out, b)
+			}
+			i = at + m
+			if attr == 0 && form == 0 {
+				break
+			}
+			if (form == gnuAddrIndex || form == gnuStrIndex) && m == 2 {
+				if out == nil {
+					out = slices.Clone(b)
+				}
+				out[at], out[at+1] = 0x9b, 0 // DW_FORM_addrx
+				if form == gnuStrIndex {
+					out[at] = 0x9a // DW_FORM_strx
+				}
+			}
+			if form == implicitConst {
+				_, n := uleb(b[i:]) // a signed LEB128: the same length
+				i += n
+			}
+		}
+	}
+	return orig(out, b)
+}
+
+func orig(out, b []byte) []byte {
+	if out == nil {
+		return b
+	}
+	return out
+}
+
+// uleb reads an unsigned LEB128 number; n is 0 when b ends inside it or
+// it has more than 10 bytes.
+func uleb(b []byte) (v uint64, n int) {
+	for i := 0; i < len(b) && i < 10; i++ {
+		v |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
 }
 
 // afterHeader is a DWARF 5 string-offsets (extra 0) or range-lists

@@ -1,6 +1,8 @@
 package symbols
 
 import (
+	"debug/elf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,5 +175,63 @@ func TestMaxDWARF(t *testing.T) {
 		if !strings.Contains(s, "over the 0 MB limit") || !strings.Contains(s, "symbol table") {
 			t.Errorf("%q does not say DWARF was left out", s)
 		}
+	}
+}
+
+// FuzzSplitTables feeds a .dwp unit index and a .dwo abbreviation table
+// to their readers: no panic, and no row past the index's units.
+func FuzzSplitTables(f *testing.F) {
+	if b, err := program.Build(f.TempDir(), program.CXXDWP4); err == nil {
+		if p, err := elf.Open(b.DWP); err == nil {
+			f.Add(sectionData(p, ".debug_cu_index"), sectionData(p, ".debug_abbrev.dwo"))
+			p.Close()
+		}
+	}
+	f.Add([]byte("\x05\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00"), []byte("\x01\x11\x01\x03\x82\x3e\x00\x00\x00"))
+	f.Fuzz(func(t *testing.T, index, abbrev []byte) {
+		if x, err := parseUnitIndex(index, binary.LittleEndian); err == nil {
+			for sig, row := range x.rows {
+				if row == 0 || int(row)*len(x.ids) > len(x.offs) {
+					t.Fatalf("row %d of %d units", row, len(x.offs)/max(len(x.ids), 1))
+				}
+				x.contribution(sig, dwSectInfo)
+			}
+		}
+		if out := gnuForms(abbrev); len(out) != len(abbrev) {
+			t.Fatalf("abbreviations of %d bytes became %d", len(abbrev), len(out))
+		}
+	})
+}
+
+// TestSplitMaxDWARF checks that the bytes of .dwo files and of a .dwp
+// package count in the DWARF limit: with a limit the binary's own DWARF
+// fits in but not its split units, no address has an inlined frame, and
+// Source says why.
+func TestSplitMaxDWARF(t *testing.T) {
+	for _, v := range []program.Variant{program.CXXSplit, program.CXXDWP4} {
+		t.Run(string(v), func(t *testing.T) {
+			b := compile(t, v)
+			f, err := elf.Open(b.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			own := dwarfSize(f)
+			f.Close()
+			r := NewResolver(nil, nil)
+			r.SetMaxDWARF(own + 1)
+			m := r.Module(b.Path)
+			lo, hi, err := program.Text(b.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a := lo; a < hi; a++ {
+				if fs := m.Lookup(a); len(fs) > 1 {
+					t.Fatalf("%#x: inlined frames %v past the limit", a, fs)
+				}
+			}
+			if s := m.Source(); !strings.Contains(s, "over the 0 MB limit") || !strings.Contains(s, "symbol table") {
+				t.Errorf("%q does not say the split units passed the limit", s)
+			}
+		})
 	}
 }

@@ -127,6 +127,7 @@ type Module struct {
 	elfErr   error
 	key      string   // of its table in r.tables
 	dbg      string   // separate debug file used, "" when none
+	dwp      string   // .dwp package beside the binary, "" when none
 	used     []string // guarded by r.mu, as buildErr
 	buildErr error
 	dwarf    bool        // the binary or its debug file has DWARF that is read
@@ -214,7 +215,10 @@ func (m *Module) Describe() string {
 		return "none: " + err.Error()
 	}
 	var used []string
-	if m.dwarf {
+	switch {
+	case m.dwarf && m.dwp != "":
+		used = append(used, "DWARF (split, from .dwp "+m.dwp+")")
+	case m.dwarf:
 		used = append(used, "DWARF")
 	}
 	if m.symtab {
@@ -372,7 +376,8 @@ func (m *Module) identify(file string) error {
 	if id == "" {
 		m.key = "file:" + file
 	}
-	m.dwarf, m.symtab = m.readDWARF(f), hasSymbols(f)
+	m.dwarf, m.symtab = m.readDWARF(f, file), hasSymbols(f)
+	m.dwp = dwpPath(file)
 	if hasDWARF(f) {
 		return nil
 	}
@@ -400,7 +405,7 @@ func (m *Module) identify(file string) error {
 		}
 		m.dbg = c
 		if d, err := elf.Open(c); err == nil {
-			m.dwarf = m.readDWARF(d)
+			m.dwarf = m.readDWARF(d, c)
 			m.symtab = m.symtab || hasSymbols(d)
 			d.Close()
 		}
@@ -412,13 +417,13 @@ func (m *Module) identify(file string) error {
 	return nil
 }
 
-// readDWARF says whether f has DWARF that is read (not over the limit;
-// noted when it is).
-func (m *Module) readDWARF(f *elf.File) bool {
+// readDWARF says whether f (at path) has DWARF that is read: not over
+// the limit with its .dwp package (noted when it is).
+func (m *Module) readDWARF(f *elf.File, path string) bool {
 	if !hasDWARF(f) {
 		return false
 	}
-	if n := dwarfSize(f); n > m.r.maxDWARF {
+	if n := dwarfSize(f) + dwpSize(path); n > m.r.maxDWARF {
 		m.note = fmt.Sprintf(" (no DWARF: %d MB, over the %d MB limit)", n>>20, m.r.maxDWARF>>20)
 		return false
 	}

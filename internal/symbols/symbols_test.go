@@ -35,7 +35,8 @@ func oracle(b program.Binary) string {
 	switch b.Variant {
 	case program.CXXID:
 		return b.Debug
-	case program.CXXSplit:
+	}
+	if b.Variant.Split() {
 		return b.Full
 	}
 	return b.Path
@@ -82,7 +83,7 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v == program.CXXSplit {
+			if v.Split() {
 				sameText(t, b.Path, b.Full)
 			}
 			var addrs []uint64
@@ -124,9 +125,16 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 			if inlined < len(addrs)/20 {
 				t.Errorf("%d addresses in inlined code: the program does not test inlining", inlined)
 			}
-			if want := "split, with its .dwo files"; v == program.CXXSplit && !splitNoDWO && !strings.Contains(m.Source(), want) ||
-				splitNoDWO && !strings.Contains(m.Source(), "1 of 1 .dwo files missing") {
+			src := map[program.Variant]string{program.CXXSplit: "split, with its .dwo files", program.CXXSplit4: "split, with its .dwo files",
+				program.CXXDWP: "split, from .dwp " + b.DWP, program.CXXDWP4: "split, from .dwp " + b.DWP}[v]
+			if splitNoDWO {
+				src = "1 of 1 .dwo files missing"
+			}
+			if !strings.Contains(m.Source(), src) {
 				t.Errorf("symbols: %s", m.Source())
+			}
+			if b.DWP != "" && !strings.Contains(m.Describe(), src) {
+				t.Errorf("described: %s", m.Describe())
 			}
 			t.Logf("%d addresses, %d with inlined frames; symbols: %s", len(addrs), inlined, m.Source())
 		})

@@ -164,7 +164,21 @@ type builder struct {
 	t     table
 	index map[string]int32
 
-	splitUnits, splitMissing int // skeleton units whose .dwo was read, was not
+	splitUnits, splitMissing int // skeleton units whose split unit was read, was not
+	splitDWP                 int // of splitUnits, those read from a .dwp package
+	dwpFile                  string
+
+	// The DWARF read so far (the binary's, then its .dwo files and
+	// package) and the most that may be read.
+	dwarfBytes, maxDWARF int64
+}
+
+// overLimit says the DWARF of a binary with its split units is larger
+// than the limit.
+type overLimit struct{ n, max int64 }
+
+func (e overLimit) Error() string {
+	return fmt.Sprintf("%d MB with its split units, over the %d MB limit", e.n>>20, e.max>>20)
 }
 
 func (b *builder) str(s string) int32 {
@@ -214,6 +228,7 @@ func (b *builder) addSymbols(f *elf.File) {
 // .dwo file (a .dwo that is missing or unreadable leaves them out).
 func (b *builder) addDWARF(d *dwarf.Data, f *elf.File, path string) error {
 	r := d.Reader()
+	var sr *splitReader
 	names := map[dwarf.Offset]int32{}
 	for {
 		cu, err := r.Next()
@@ -235,11 +250,22 @@ func (b *builder) addDWARF(d *dwarf.Data, f *elf.File, path string) error {
 			}
 		}
 		if dwoName(cu) != "" {
-			if u, err := openSplit(f, path, cu); err == nil {
+			if sr == nil {
+				sr = newSplitReader(f, path)
+			}
+			u, fromDWP, err := sr.open(cu)
+			if n := b.dwarfBytes + sr.read; n > b.maxDWARF {
+				return overLimit{n, b.maxDWARF}
+			}
+			if err == nil {
 				b.splitUnits++
-				sr := u.d.Reader()
-				if _, err := sr.Next(); err == nil && u.cu.Children {
-					b.addFuncs(u.d, sr, u.cu, u.files, map[dwarf.Offset]int32{})
+				if fromDWP {
+					b.splitDWP++
+					b.dwpFile = sr.pkg.path
+				}
+				ur := u.d.Reader()
+				if _, err := ur.Next(); err == nil && u.cu.Children {
+					b.addFuncs(u.d, ur, u.cu, u.files, map[dwarf.Offset]int32{})
 				}
 			} else {
 				b.splitMissing++
@@ -458,12 +484,15 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []st
 		if x == nil || !hasDWARF(x) {
 			continue
 		}
-		if dwarfSize(x) > maxDWARF {
+		xPath := []string{dbgPath, path}[i]
+		size := dwarfSize(x) + dwpSize(xPath)
+		if size > maxDWARF {
 			break // Module.note says so
 		}
+		b.dwarfBytes, b.maxDWARF = dwarfSize(x), maxDWARF
 		d, err := x.DWARF()
 		if err == nil {
-			err = b.addDWARF(d, x, []string{dbgPath, path}[i])
+			err = b.addDWARF(d, x, xPath)
 		}
 		if err != nil {
 			b = builder{}
@@ -475,6 +504,10 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []st
 			used = append(used, "DWARF (debug file)")
 		case b.splitMissing > 0:
 			used = append(used, fmt.Sprintf("DWARF (split: %d of %d .dwo files missing, no inlined calls there)", b.splitMissing, b.splitMissing+b.splitUnits))
+		case b.splitDWP == b.splitUnits && b.splitUnits > 0:
+			used = append(used, "DWARF (split, from .dwp "+b.dwpFile+")")
+		case b.splitDWP > 0:
+			used = append(used, fmt.Sprintf("DWARF (split: %d of %d units from .dwp %s, the rest from .dwo files)", b.splitDWP, b.splitUnits, b.dwpFile))
 		case b.splitUnits > 0:
 			used = append(used, "DWARF (split, with its .dwo files)")
 		default:

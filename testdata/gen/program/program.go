@@ -1,7 +1,8 @@
 // Package program compiles small C and C++ programs with gcc/g++ -O2 -g
 // (with inlined functions) for tests that name addresses: a PIE and a
 // non-PIE, a stripped copy with a separate debug file (found by
-// .gnu_debuglink or by build-id) and a split-DWARF build.
+// .gnu_debuglink or by build-id) and split-DWARF builds (DWARF 5 and 4,
+// with .dwo files or packed into a .dwp).
 package program
 
 import (
@@ -25,10 +26,35 @@ const (
 	CXXLink  Variant = "cxx-link"  // C++, stripped, debug file beside it named by .gnu_debuglink
 	CXXID    Variant = "cxx-id"    // C++, stripped, debug file under DebugRoot/.build-id
 	CXXSplit Variant = "cxx-split" // C++, g++ -O2 -g -gsplit-dwarf
+	// C++, g++ -O2 -g -gdwarf-4 -gsplit-dwarf: the GNU split DWARF that
+	// came before DWARF 5's.
+	CXXSplit4 Variant = "cxx-split4"
+	// C++, -gsplit-dwarf packed with llvm-dwp into prog.dwp (a DWARF 5
+	// package; binutils' dwp does not pack DWARF 5), .dwo files deleted.
+	CXXDWP Variant = "cxx-dwp"
+	// C++, -gdwarf-4 -gsplit-dwarf packed with binutils' dwp (its GNU
+	// version 2 index), .dwo files deleted.
+	CXXDWP4 Variant = "cxx-dwp4"
 )
 
 // Variants is every variant.
-var Variants = []Variant{CPIE, CNoPIE, CXX, CXXLink, CXXID, CXXSplit}
+var Variants = []Variant{CPIE, CNoPIE, CXX, CXXLink, CXXID, CXXSplit, CXXSplit4, CXXDWP, CXXDWP4}
+
+// Split says v is a split-DWARF build (its Full is its oracle).
+func (v Variant) Split() bool {
+	return v == CXXSplit || v == CXXSplit4 || v == CXXDWP || v == CXXDWP4
+}
+
+// packer is the tool that packs v's .dwo files into a .dwp, "" for none.
+func (v Variant) packer() string {
+	switch v {
+	case CXXDWP:
+		return "llvm-dwp"
+	case CXXDWP4:
+		return "dwp"
+	}
+	return ""
+}
 
 // A Binary is a built program.
 type Binary struct {
@@ -37,7 +63,8 @@ type Binary struct {
 	Debug     string // its separate debug file, "" when none
 	DebugRoot string // for CXXID: the folder to use as /usr/lib/debug
 	Source    string // the source file
-	Full      string // for CXXSplit: the same program built without -gsplit-dwarf
+	Full      string // for split builds: the same program built without -gsplit-dwarf
+	DWP       string // for CXXDWP, CXXDWP4: the package
 }
 
 const cSource = `#include <stdio.h>
@@ -162,7 +189,10 @@ func Build(dir string, v Variant) (Binary, error) {
 	compile := func(out string, extra ...string) error {
 		return run(dir, cc, append(append(append([]string(nil), args...), extra...), "-o", out, b.Source)...)
 	}
-	if v == CXXSplit {
+	if v == CXXSplit4 || v == CXXDWP4 {
+		args = append(args, "-gdwarf-4")
+	}
+	if v.Split() {
 		// addr2line reads no line table of a split-DWARF build: the
 		// same build without -gsplit-dwarf (the same code) is its oracle.
 		b.Full = filepath.Join(dir, "prog-full")
@@ -172,7 +202,23 @@ func Build(dir string, v Variant) (Binary, error) {
 		if err := compile(b.Path, "-gsplit-dwarf"); err != nil {
 			return b, err
 		}
-		return b, nil
+		if v.packer() == "" {
+			return b, nil
+		}
+		b.DWP = b.Path + ".dwp"
+		if err := run(dir, v.packer(), "-e", b.Path, "-o", b.DWP); err != nil {
+			return b, err
+		}
+		dwos, err := filepath.Glob(filepath.Join(dir, "*.dwo"))
+		if err == nil && len(dwos) == 0 {
+			err = fmt.Errorf("%s left no .dwo file", b.Path)
+		}
+		for _, f := range dwos {
+			if err == nil {
+				err = os.Remove(f)
+			}
+		}
+		return b, err
 	}
 	if err := compile(b.Path); err != nil {
 		return b, err
@@ -255,11 +301,18 @@ func Text(path string) (lo, hi uint64, err error) {
 	return s.Addr, s.Addr + s.Size, nil
 }
 
-// Require skips t without gcc, g++ and binutils, except under CI=true,
-// whose .ci/setup installs them, where it fails t.
-func Require(t testing.TB) {
+// Require skips t without gcc, g++ and binutils (and llvm-dwp for
+// CXXDWP), except under CI=true, whose .ci/setup installs them, where it
+// fails t.
+func Require(t testing.TB, vs ...Variant) {
 	t.Helper()
-	for _, tool := range []string{"gcc", "g++", "addr2line", "objcopy", "strip"} {
+	tools := []string{"gcc", "g++", "addr2line", "objcopy", "strip"}
+	for _, v := range vs {
+		if p := v.packer(); p != "" {
+			tools = append(tools, p)
+		}
+	}
+	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("%s missing (.ci/setup installs it)", tool)
@@ -272,7 +325,7 @@ func Require(t testing.TB) {
 // BuildT builds variant v in a temporary folder of t (see Require).
 func BuildT(t testing.TB, v Variant) Binary {
 	t.Helper()
-	Require(t)
+	Require(t, v)
 	b, err := Build(t.TempDir(), v)
 	if err != nil {
 		t.Fatal(err)
