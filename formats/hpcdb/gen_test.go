@@ -16,6 +16,7 @@ import (
 	"github.com/hpcfs/hpcfs/formats/hpcdb"
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/internal/vfs"
+	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
 
@@ -293,4 +294,60 @@ func TestTruncated(t *testing.T) {
 // withoutParquet leaves out the .parquet twins of the CSV views.
 func withoutParquet(ents []fs.DirEntry) []fs.DirEntry {
 	return slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return strings.HasSuffix(e.Name(), ".parquet") })
+}
+
+// contexts.csv holds every row of every contexts/<ctx>.csv with its
+// ctx_id in front, and nothing else: read from profile.db profile by
+// profile, it is checked against contexts/ read context by context (from
+// cct.db when valid, an independent copy of the values) in generated
+// databases of both generations and in corpus databases.
+func TestContextsTableIsContextsDir(t *testing.T) {
+	check := func(t *testing.T, src *vfs.Source) {
+		fsys := src.FS()
+		long := readCSV(t, fsys, "contexts.csv")
+		ents, err := fs.ReadDir(fsys, "contexts")
+		if err != nil || len(ents) == 0 {
+			t.Fatalf("contexts/: %d entries, %v", len(ents), err)
+		}
+		var want []string
+		for _, e := range ents {
+			rows := readCSV(t, fsys, "contexts/"+e.Name())
+			if got := strings.Join(long[0], ","); got != "ctx_id,"+strings.Join(rows[0], ",") {
+				t.Fatalf("contexts.csv header %s, contexts/%s %v", got, e.Name(), rows[0])
+			}
+			for _, r := range rows[1:] {
+				want = append(want, strings.TrimSuffix(e.Name(), ".csv")+","+strings.Join(r, ","))
+			}
+		}
+		var got []string
+		for _, r := range long[1:] {
+			got = append(got, strings.Join(r, ","))
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("contexts.csv: %d rows, contexts/ %d\n%q\n%q", len(got), len(want), got[:min(len(got), 5)], want[:min(len(want), 5)])
+		}
+		if err := fstest.TestFS(fsys, "contexts.csv", "contexts.parquet"); err != nil {
+			t.Fatal(err)
+		}
+		if l := src.Errors.Lines(); slices.ContainsFunc(l, func(s string) bool { return strings.HasPrefix(s, "contexts.") }) {
+			t.Errorf("_errors.txt: %q", l)
+		}
+	}
+	for i, c := range shapes {
+		c.ValidCCT = true
+		_, src := openGen(t, c)
+		t.Run("gen-"+strconv.Itoa(i), func(t *testing.T) { check(t, src) })
+	}
+	for i, c := range metaShapes {
+		_, src, _ := openGenMeta(t, c)
+		t.Run("meta-"+strconv.Itoa(i), func(t *testing.T) { check(t, src) })
+	}
+	for _, dir := range []string{testdata.Corpus(t, "hpctoolkit", "db-4.0-xml-pipit-ping-pong")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { check(t, testdata.Open(t, hpcdb.Open, dir)) })
+	}
+	for _, dir := range []string{testdata.Corpus(t, "hpctoolkit-metadb", "hpctoolkit-loops-cputime-t"), testdata.Corpus(t, "hpctoolkit-metadb", "pipit-ping-pong")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) { check(t, testdata.Open(t, hpcdb.OpenMeta, dir)) })
+	}
 }

@@ -491,6 +491,8 @@ cct.csv           the calling-context tree, one row per context, with the summar
                   function's exclusive value repeats its lines' and loops' (values within
                   1e-9 of the inclusive value are rounding and shown as 0)
 ` + treeReadme + `contexts/ID.csv   values of context ID in every thread profile (propagated metrics, from cct.db)
+contexts.csv      every row of contexts/, ctx_id first, profile by profile (the table to query
+                  all contexts x profiles at once, as contexts.parquet)
 profiles/NAME.csv values of every context in one profile (summary.csv: every summary statistic;
                   the others: every propagated metric)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (function contexts)

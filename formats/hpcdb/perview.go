@@ -2,6 +2,7 @@ package hpcdb
 
 import (
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -162,6 +163,70 @@ func (d *db) contextRows(ctx uint32) (int64, func(int64, *render.Row) error, err
 	}, err
 }
 
+// contextsTable is contexts.csv, the long form of contexts/: every row
+// of every contexts/<ctx>.csv with its ctx_id in front, for a query over
+// all of them (its Parquet twin). It is read profile by profile, each
+// profile's context pairs in order, as profiles/ reads them (contexts/
+// reads every profile for one context, a search each); positions are a
+// thread profile and one of its context pair indexes.
+func (d *db) contextsTable() *render.Table {
+	return &render.Table{
+		Layout: func() []render.Column {
+			m := d.model.get()
+			return metricColumns(append([]render.Column{{Name: "ctx_id", Kind: render.Uint}}, profileColumns(m)...), m.thread)
+		},
+		Open: func(pos []byte) (render.Scanner, error) {
+			s := &contextsScan{d: d, m: d.model.get(), prof: 1}
+			if len(pos) > 0 {
+				r := render.NewStateReader(pos)
+				s.prof = int(r.Uint(uint64(len(d.profile.Profiles))))
+				s.k = r.Uint(math.MaxUint32)
+				if err := r.Err(); err != nil {
+					return nil, err
+				}
+			}
+			return s, nil
+		},
+	}
+}
+
+// contextsScan scans the thread profiles (1 on) one after the other with
+// a profileScan each.
+type contextsScan struct {
+	d    *db
+	m    *model
+	prof int
+	k    uint64 // where the scan of prof starts
+	in   *profileScan
+}
+
+func (s *contextsScan) Pos() []byte {
+	k := s.k
+	if s.in != nil {
+		k = s.in.k
+	}
+	return (&render.StateWriter{}).Uint(uint64(s.prof)).Uint(k).Bytes()
+}
+
+func (s *contextsScan) Scan(r *render.Row) error {
+	for s.d.numCtx > 0 && s.prof < len(s.d.profile.Profiles) {
+		if s.in == nil {
+			prof := uint32(s.prof)
+			n := uint64(s.d.profile.Profiles[s.prof].NumCtxs)
+			if s.k > n {
+				return render.ErrBadState
+			}
+			s.in = &profileScan{d: s.d, m: s.m, prof: s.prof, n: n, k: s.k, idx: s.m.threadIdx, row: make([]float64, len(s.m.thread)),
+				ctxCells: func(r *render.Row, ctx int) { profileCells(r.Uint(uint64(ctx)), s.m, prof) }, ctxLimit: s.d.numCtx}
+		}
+		if err := s.in.Scan(r); err != io.EOF {
+			return err
+		}
+		s.prof, s.k, s.in = s.prof+1, 0, nil
+	}
+	return io.EOF
+}
+
 // lookupWorkers is how many profiles profileValuesAt searches at once: the
 // searches are independent reads, mostly cold, and the disk serves them
 // in parallel.
@@ -250,6 +315,12 @@ type profileScan struct {
 	j    int
 	vals []hpcdb.MetricValue // the values of ctxs, from ctxs[0].Index
 	row  []float64
+	// ctxCells writes the cells before the metrics; nil: ctx_id, kind and
+	// name (profileCtxColumns).
+	ctxCells func(r *render.Row, ctx int)
+	// ctxLimit, when > 0, leaves out pairs as contexts/ does: of contexts
+	// from ctxLimit on, or without values
+	ctxLimit int
 }
 
 const profileBatch = 512
@@ -274,16 +345,24 @@ func (s *profileScan) load() error {
 }
 
 func (s *profileScan) Scan(r *render.Row) error {
-	if s.k >= s.n {
-		return io.EOF
-	}
-	if s.j+1 >= len(s.ctxs) {
-		if err := s.load(); err != nil {
-			return err
+	var ctx int
+	for {
+		if s.k >= s.n {
+			return io.EOF
 		}
+		if s.j+1 >= len(s.ctxs) {
+			if err := s.load(); err != nil {
+				return err
+			}
+		}
+		ctx = int(s.ctxs[s.j].Ctx)
+		if s.ctxLimit == 0 || ctx < s.ctxLimit && s.ctxs[s.j].Index != s.ctxs[s.j+1].Index {
+			break
+		}
+		s.j++
+		s.k++
 	}
 	lo, hi := s.ctxs[0].Index, s.ctxs[len(s.ctxs)-1].Index
-	ctx := int(s.ctxs[s.j].Ctx)
 	a, b := s.ctxs[s.j].Index, s.ctxs[s.j+1].Index
 	if a < lo || b > hi || a > b {
 		return dataErr("profile.db", 0, "context index out of order")
@@ -294,7 +373,11 @@ func (s *profileScan) Scan(r *render.Row) error {
 			s.row[col] = v.Value
 		}
 	}
-	r.Uint(uint64(ctx)).Str(s.m.ctxKind(ctx)).Str(s.m.ctxName(ctx))
+	if s.ctxCells != nil {
+		s.ctxCells(r, ctx)
+	} else {
+		r.Uint(uint64(ctx)).Str(s.m.ctxKind(ctx)).Str(s.m.ctxName(ctx))
+	}
 	for _, v := range s.row {
 		r.Float(v)
 	}

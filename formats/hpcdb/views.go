@@ -30,6 +30,9 @@ func (d *db) buildViews() {
 	}
 	root.AddFile("procedures.csv", d.proceduresTable().SmallCSV(rep("procedures.csv")))
 	root.Add("contexts", d.contextsDir())
+	if d.profile != nil {
+		root.AddFile("contexts.csv", d.contextsTable().CSV())
+	}
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
 		root.AddFile("taxonomy.csv", render.Bytes(d.taxonomyCSV, rep("taxonomy.csv")))
 		root.Add("taxonomy", d.taxonomyDir())
@@ -101,6 +104,8 @@ cct.csv           the calling-context tree, one row per context (parent_id -1 fo
                   summing _exc does not, since a procedure's exclusive value repeats its lines'
                   and loops' (values within 1e-9 of the inclusive value are rounding: 0)
 ` + treeReadme + `contexts/ID.csv   values of context ID in every thread profile (raw MetricDB metrics)
+contexts.csv      every row of contexts/, ctx_id first, profile by profile (the table to query
+                  all contexts x profiles at once, as contexts.parquet)
 profiles/NAME.csv values of every context in one profile (summary.csv: the summary's partial
                   metrics)
 traces/NAME.txt   trace samples: time_ns  t_ns  ctx_id  root;...;leaf (procedure frames)
