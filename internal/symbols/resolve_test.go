@@ -108,6 +108,8 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestSharedByBuildID checks that two copies of one build (same
+// build-id, two paths) share one table.
 func TestSharedByBuildID(t *testing.T) {
 	b := compile(t, program.CPIE)
 	cp := filepath.Join(t.TempDir(), "copy")
@@ -124,6 +126,12 @@ func TestSharedByBuildID(t *testing.T) {
 	r.Module(cp).Lookup(addr)
 	if len(r.tables) != 1 {
 		t.Errorf("two copies of one build: %d tables, want 1", len(r.tables))
+	}
+	// Both say what the one table was built from.
+	for _, p := range []string{b.Path, cp} {
+		if s, want := r.Module(p).Source(), "DWARF and symbol table of "+p; s != want {
+			t.Errorf("Source: %q, want %q", s, want)
+		}
 	}
 }
 

@@ -48,7 +48,8 @@ type Resolver struct {
 
 	mu     sync.Mutex
 	mods   map[string]*Module
-	tables map[string]*held // by build-id, or by file when it has none
+	tables map[string]*held    // by build-id, or by file when it has none
+	used   map[string][]string // what each table (by the same key) was built from, kept past eviction
 	held   int64
 	clock  uint64
 }
@@ -63,7 +64,7 @@ type held struct {
 // roots (and dirs).
 func NewResolver(dirs, roots []string) *Resolver {
 	return &Resolver{dirs: dirs, roots: append(append([]string(nil), roots...), dirs...),
-		budget: DefaultBudget, maxDWARF: DefaultMaxDWARF, mods: map[string]*Module{}, tables: map[string]*held{}}
+		budget: DefaultBudget, maxDWARF: DefaultMaxDWARF, mods: map[string]*Module{}, tables: map[string]*held{}, used: map[string][]string{}}
 }
 
 // SetBudget sets the bytes of tables r keeps (at least one table is
@@ -125,11 +126,10 @@ type Module struct {
 
 	loadOnce sync.Once
 	elfErr   error
-	key      string   // of its table in r.tables
-	dbg      string   // separate debug file used, "" when none
-	dwp      string   // .dwp package beside the binary, "" when none
-	used     []string // guarded by r.mu, as buildErr
-	buildErr error
+	key      string      // of its table in r.tables
+	dbg      string      // separate debug file used, "" when none
+	dwp      string      // .dwp package beside the binary, "" when none
+	buildErr error       // guarded by r.mu
 	dwarf    bool        // the binary or its debug file has DWARF that is read
 	note     string      // why DWARF is not read
 	symtab   bool        // the binary or its debug file has a symbol table
@@ -195,7 +195,7 @@ func (m *Module) Source() string {
 		return "none: " + err.Error()
 	}
 	m.r.mu.Lock()
-	s := strings.Join(m.used, " and ") + m.note + " of " + m.file
+	s := strings.Join(m.r.used[m.key], " and ") + m.note + " of " + m.file
 	m.r.mu.Unlock()
 	if m.dbg != "" {
 		s += " with debug file " + m.dbg
@@ -321,11 +321,12 @@ func (m *Module) table() (*table, error) {
 		h.used = r.clock
 		return h.t, nil
 	}
-	t, err := m.build()
+	t, used, err := m.build()
 	if err != nil {
 		m.buildErr = err
 		return nil, err
 	}
+	r.used[m.key] = used
 	h := &held{t: t, size: t.bytes(), used: r.clock}
 	r.tables[m.key] = h
 	r.held += h.size
@@ -437,7 +438,7 @@ func hasSymbols(f *elf.File) bool {
 
 // build makes m's table from its binary and debug file; a binary that
 // makes debug/dwarf panic is an error of its module.
-func (m *Module) build() (t *table, err error) {
+func (m *Module) build() (t *table, used []string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, fmt.Errorf("%s: malformed debug information: %v", m.file, p)
@@ -445,20 +446,19 @@ func (m *Module) build() (t *table, err error) {
 	}()
 	f, err := elf.Open(m.file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.file, err)
+		return nil, nil, fmt.Errorf("%s: %v", m.file, err)
 	}
 	defer f.Close()
 	var dbg *elf.File
 	if m.dbg != "" {
 		if dbg, err = elf.Open(m.dbg); err != nil {
-			return nil, fmt.Errorf("%s: %v", m.dbg, err)
+			return nil, nil, fmt.Errorf("%s: %v", m.dbg, err)
 		}
 		defer dbg.Close()
 	}
-	t, used, err := build(f, dbg, m.file, m.dbg, m.r.maxDWARF)
+	t, used, err = build(f, dbg, m.file, m.dbg, m.r.maxDWARF)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.file, err)
+		return nil, nil, fmt.Errorf("%s: %v", m.file, err)
 	}
-	m.used = used
-	return t, nil
+	return t, used, nil
 }
