@@ -81,6 +81,12 @@ func IsStream(v View) bool {
 	return ok
 }
 
+// IndexFile is the file of the on-disk index in dir that holds what is
+// kept under key for the running build of hpcfs ("" when dir is ""): for
+// packages that keep their own files there (internal/symbols' spilled
+// tables). The caller checks the file as input.
+func IndexFile(dir, key string) string { return indexPath(dir, key) }
+
 func indexPath(dir, key string) string {
 	if dir == "" || key == "" || buildKey == "" {
 		return ""

@@ -159,7 +159,7 @@ func Open(path string) (*vfs.Source, error) {
 	names := placeProfiles(src.Root, profiles, fi.IsDir())
 	files := &openFiles{}
 	// The mount's Options are bound before any view renders.
-	syms := func() *symbols.Resolver { return symbols.For(src.Options.SymbolDirs) }
+	syms := func() *symbols.Resolver { return symbols.For(src.Options) }
 	src.OnClose(files)
 	for i, p := range profiles {
 		p.dir = names[i]

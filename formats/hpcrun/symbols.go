@@ -124,7 +124,7 @@ func (p *profile) symbolFiles() []string {
 // resolver finds the binaries of the load modules: under the mount's
 // Options.SymbolDirs, which the tree is bound with before any view renders.
 func (m *mount) resolver() *symbols.Resolver {
-	m.symsOnce.Do(func() { m.syms = symbols.For(m.src.Options.SymbolDirs) })
+	m.symsOnce.Do(func() { m.syms = symbols.For(m.src.Options) })
 	return m.syms
 }
 

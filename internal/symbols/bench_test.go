@@ -25,7 +25,11 @@ func benchAddrs(b *testing.B) (program.Binary, []uint64) {
 // BenchmarkLookup200k times 200,000 lookups in a built table.
 func BenchmarkLookup200k(b *testing.B) {
 	bin, addrs := benchAddrs(b)
-	m := NewResolver(nil, nil).Module(bin.Path)
+	lookups(b, NewResolver(nil, nil).Module(bin.Path), addrs)
+}
+
+// lookups times looking up addrs in m, its table built first.
+func lookups(b *testing.B, m *Module, addrs []uint64) {
 	if err := m.Err(); err != nil {
 		b.Fatal(err)
 	}
@@ -35,6 +39,13 @@ func BenchmarkLookup200k(b *testing.B) {
 			m.Lookup(a)
 		}
 	}
+}
+
+// BenchmarkLookup200kSpilled times 200,000 lookups in the same table
+// spilled to the on-disk index (read back with pread).
+func BenchmarkLookup200kSpilled(b *testing.B) {
+	bin, addrs := benchAddrs(b)
+	lookups(b, spillResolver(b.TempDir()).Module(bin.Path), addrs)
 }
 
 // BenchmarkAddr2line200k times addr2line -f -i -C on the same 200,000

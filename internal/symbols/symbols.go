@@ -29,14 +29,18 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // DefaultBudget is the bytes of lookup tables a Resolver keeps.
 const DefaultBudget = 24 << 20
 
-// DefaultMaxDWARF is the largest DWARF (decompressed .debug_* sections)
-// a Resolver reads: reading it holds it in memory while the table is
-// built. A binary with more is named from its symbol table only.
+// DefaultMaxDWARF is the largest DWARF (decompressed .debug_* sections,
+// with the binary's .dwo files or .dwp package) whose table a Resolver
+// keeps in memory. A binary with more has its table spilled to the
+// on-disk index when the resolver has one (built once, then answered
+// from the file), else is named from its symbol table only.
 const DefaultMaxDWARF = 96 << 20
 
 // A Resolver finds binaries and keeps their lookup tables.
@@ -45,6 +49,7 @@ type Resolver struct {
 	roots    []string // debug roots (/usr/lib/debug)
 	budget   int64
 	maxDWARF int64
+	indexDir string // where tables over maxDWARF are spilled, "" for none
 
 	mu     sync.Mutex
 	mods   map[string]*Module
@@ -55,7 +60,7 @@ type Resolver struct {
 }
 
 type held struct {
-	t    *table
+	t    store
 	size int64
 	used uint64
 }
@@ -71,9 +76,14 @@ func NewResolver(dirs, roots []string) *Resolver {
 // always kept while in use).
 func (r *Resolver) SetBudget(n int64) { r.mu.Lock(); r.budget = n; r.mu.Unlock() }
 
-// SetMaxDWARF sets the largest DWARF r reads (see DefaultMaxDWARF); set
-// it before the first lookup.
+// SetMaxDWARF sets the largest DWARF whose table r keeps in memory (see
+// DefaultMaxDWARF); set it before the first lookup.
 func (r *Resolver) SetMaxDWARF(n int64) { r.maxDWARF = n }
+
+// SetIndexDir sets the on-disk index folder where r spills the tables of
+// binaries over the DWARF limit ("" spills none); set it before the
+// first lookup.
+func (r *Resolver) SetIndexDir(dir string) { r.indexDir = dir }
 
 // resolvers are the resolvers For made, one per list of search folders,
 // so that the mounts of a process that search the same folders share
@@ -83,17 +93,18 @@ var resolvers = struct {
 	m map[string]*Resolver
 }{m: map[string]*Resolver{}}
 
-// For is the resolver that looks for binaries by base name under dirs
-// (a mount's render.Options.SymbolDirs: hpcfs --symbols, then
-// $HPCFS_SYMBOLS) and for debug files under /usr/lib/debug; one per list
-// of folders in the process.
-func For(dirs []string) *Resolver {
-	key := strings.Join(dirs, "\x00")
+// For is the resolver of a mount's options: it looks for binaries by
+// base name under o.SymbolDirs (hpcfs --symbols, then $HPCFS_SYMBOLS)
+// and for debug files under /usr/lib/debug, and spills big tables to
+// o.IndexDir; one per list of folders and index folder in the process.
+func For(o render.Options) *Resolver {
+	key := strings.Join(o.SymbolDirs, "\x00") + "\x01" + o.IndexDir
 	resolvers.Lock()
 	defer resolvers.Unlock()
 	r, ok := resolvers.m[key]
 	if !ok {
-		r = NewResolver(slices.Clone(dirs), []string{"/usr/lib/debug"})
+		r = NewResolver(slices.Clone(o.SymbolDirs), []string{"/usr/lib/debug"})
+		r.indexDir = o.IndexDir
 		resolvers.m[key] = r
 	}
 	return r
@@ -195,7 +206,13 @@ func (m *Module) Source() string {
 		return "none: " + err.Error()
 	}
 	m.r.mu.Lock()
-	s := strings.Join(m.r.used[m.key], " and ") + m.note + " of " + m.file
+	s := strings.Join(m.r.used[m.key], " and ") + m.note
+	if h := m.r.tables[m.key]; h != nil && !strings.Contains(m.note, "spilled") {
+		if _, ok := h.t.(*spilled); ok {
+			s += " (spilled to the index)"
+		}
+	}
+	s += " of " + m.file
 	m.r.mu.Unlock()
 	if m.dbg != "" {
 		s += " with debug file " + m.dbg
@@ -297,11 +314,12 @@ func (m *Module) Lookup(addr uint64) []Frame {
 	if err != nil {
 		return nil
 	}
-	return t.lookup(addr)
+	return lookup(t, addr)
 }
 
-// table gives m's table, building it if it is not held.
-func (m *Module) table() (*table, error) {
+// table gives m's table: held, else spilled to the index by an earlier
+// build, else built (and spilled when over the DWARF limit).
+func (m *Module) table() (store, error) {
 	file, err := m.File()
 	if err != nil {
 		return nil, err
@@ -321,17 +339,48 @@ func (m *Module) table() (*table, error) {
 		h.used = r.clock
 		return h.t, nil
 	}
-	t, used, err := m.build()
+	spill := m.spillPath()
+	if s, used, err := openSpill(spill); err == nil {
+		r.used[m.key] = used
+		return r.hold(m.key, s, s.size), nil
+	}
+	t, used, over, err := m.build()
 	if err != nil {
 		m.buildErr = err
 		return nil, err
 	}
+	if over && spill != "" {
+		if err := writeSpill(spill, t, used); err == nil {
+			if s, used, err := openSpill(spill); err == nil {
+				r.used[m.key] = used
+				return r.hold(m.key, s, s.size), nil
+			}
+		}
+	}
 	r.used[m.key] = used
-	h := &held{t: t, size: t.bytes(), used: r.clock}
-	r.tables[m.key] = h
+	return r.hold(m.key, t, t.bytes()), nil
+}
+
+// spillPath is the file of m's spilled table in the index, "" without
+// an index: under its build-id, else its file's identity.
+func (m *Module) spillPath() string {
+	if m.r.indexDir == "" {
+		return ""
+	}
+	key := m.key
+	if !strings.HasPrefix(key, "build-id:") {
+		key += fmt.Sprintf("\x00%d", m.modTime.UnixNano())
+	}
+	return render.IndexFile(m.r.indexDir, "symbols\x00"+key)
+}
+
+// hold keeps table t (of size bytes) under key; r.mu is held.
+func (r *Resolver) hold(key string, t store, size int64) store {
+	h := &held{t: t, size: size, used: r.clock}
+	r.tables[key] = h
 	r.held += h.size
 	r.evict(h)
-	return t, nil
+	return t
 }
 
 // evict drops the least recently used tables but keep while r holds more
@@ -424,7 +473,9 @@ func (m *Module) readDWARF(f *elf.File, path string) bool {
 	if !hasDWARF(f) {
 		return false
 	}
-	if n := dwarfSize(f) + dwpSize(path); n > m.r.maxDWARF {
+	if n := dwarfSize(f) + dwpSize(path); n > m.r.maxDWARF && m.r.indexDir != "" {
+		m.note = fmt.Sprintf(" (spilled to the index: %d MB, over the %d MB in-memory limit)", n>>20, m.r.maxDWARF>>20)
+	} else if n > m.r.maxDWARF {
 		m.note = fmt.Sprintf(" (no DWARF: %d MB, over the %d MB limit)", n>>20, m.r.maxDWARF>>20)
 		return false
 	}
@@ -438,7 +489,7 @@ func hasSymbols(f *elf.File) bool {
 
 // build makes m's table from its binary and debug file; a binary that
 // makes debug/dwarf panic is an error of its module.
-func (m *Module) build() (t *table, used []string, err error) {
+func (m *Module) build() (t *table, used []string, over bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, fmt.Errorf("%s: malformed debug information: %v", m.file, p)
@@ -446,19 +497,19 @@ func (m *Module) build() (t *table, used []string, err error) {
 	}()
 	f, err := elf.Open(m.file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", m.file, err)
+		return nil, nil, false, fmt.Errorf("%s: %v", m.file, err)
 	}
 	defer f.Close()
 	var dbg *elf.File
 	if m.dbg != "" {
 		if dbg, err = elf.Open(m.dbg); err != nil {
-			return nil, nil, fmt.Errorf("%s: %v", m.dbg, err)
+			return nil, nil, false, fmt.Errorf("%s: %v", m.dbg, err)
 		}
 		defer dbg.Close()
 	}
-	t, used, err = build(f, dbg, m.file, m.dbg, m.r.maxDWARF)
+	t, used, over, err = build(f, dbg, m.file, m.dbg, m.r.maxDWARF, m.r.indexDir != "")
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", m.file, err)
+		return nil, nil, false, fmt.Errorf("%s: %v", m.file, err)
 	}
-	return t, used, nil
+	return t, used, over, nil
 }

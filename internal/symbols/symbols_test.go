@@ -79,21 +79,11 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 					os.Remove(f)
 				}
 			}
-			lo, hi, err := program.Text(oracle(b))
-			if err != nil {
-				t.Fatal(err)
-			}
 			if v.Split() {
 				sameText(t, b.Path, b.Full)
 			}
-			var addrs []uint64
-			for a := lo; a < hi; a++ {
-				addrs = append(addrs, a)
-			}
-			want, err := addr2line.Lookup(oracle(b), addrs)
-			if err != nil {
-				t.Fatal(err)
-			}
+			addrs, want := everyAddress(t, b)
+			var err error
 			var names [][]addr2line.Frame // of the split build itself: its symbol table
 			if v == program.CXXSplit {
 				if names, err = addr2line.Lookup(b.Path, addrs); err != nil {
@@ -139,6 +129,25 @@ func TestEveryAddressMatchesAddr2line(t *testing.T) {
 			t.Logf("%d addresses, %d with inlined frames; symbols: %s", len(addrs), inlined, m.Source())
 		})
 	}
+}
+
+// everyAddress is every byte address of b's .text and addr2line -f -i
+// -C's frames at each, of b's oracle.
+func everyAddress(t *testing.T, b program.Binary) ([]uint64, [][]addr2line.Frame) {
+	t.Helper()
+	lo, hi, err := program.Text(oracle(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var addrs []uint64
+	for a := lo; a < hi; a++ {
+		addrs = append(addrs, a)
+	}
+	want, err := addr2line.Lookup(oracle(b), addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs, want
 }
 
 // sameText fails unless two binaries have the same .text bytes.

@@ -68,16 +68,28 @@ func (t *table) bytes() int64 {
 	return n
 }
 
+// A store is what a lookup reads: an in-memory table, or a table
+// spilled to the on-disk index (spilled).
+type store interface {
+	// line is the source line of addr: the last line row at or below
+	// addr of the sequence that holds it; file -1 when none.
+	line(addr uint64) (file, line int32)
+	// lastFunc is the last function range starting at or below addr, -1
+	// when none.
+	lastFunc(addr uint64) int32
+	funcAt(i int32) funcRange
+	// sym is the name of the symbol holding addr, -1 when none.
+	sym(addr uint64) int32
+	frame(name, file, line int32) Frame
+}
+
 // lookup gives the frames at addr, innermost first (as addr2line -i
 // prints them); nil when nothing is known about addr.
-func (t *table) lookup(addr uint64) []Frame {
+func lookup(t store, addr uint64) []Frame {
 	file, line := t.line(addr)
-	fi := t.innermost(addr)
+	fi := enclosing(t, t.lastFunc(addr), addr)
 	if fi < 0 {
-		name := int32(-1)
-		if k := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].lo > addr }) - 1; k >= 0 && addr < t.syms[k].hi {
-			name = t.syms[k].name
-		}
+		name := t.sym(addr)
 		if name < 0 && file < 0 {
 			return nil
 		}
@@ -85,15 +97,30 @@ func (t *table) lookup(addr uint64) []Frame {
 	}
 	var out []Frame
 	for depth := 0; fi >= 0 && depth < 1024; depth++ {
-		f := &t.funcs[fi]
+		f := t.funcAt(fi)
 		out = append(out, t.frame(f.name, file, line))
 		if f.parent < 0 {
 			break
 		}
 		file, line = f.callFile, f.callLine
-		fi = t.enclosing(f.parent, addr)
+		fi = enclosing(t, f.parent, addr)
 	}
 	return out
+}
+
+// enclosing walks from range i to its parents until one holds addr.
+// Ranges nest (a range that holds addr holds the range with the largest
+// start at or below addr, or is it), so the innermost range holding addr
+// is enclosing(lastFunc(addr)).
+func enclosing(t store, i int32, addr uint64) int32 {
+	for depth := 0; i >= 0 && depth < 1024; depth++ {
+		f := t.funcAt(i)
+		if f.lo <= addr && addr < f.hi {
+			return i
+		}
+		i = f.parent
+	}
+	return -1
 }
 
 func (t *table) frame(name, file, line int32) Frame {
@@ -125,8 +152,6 @@ func Demangle(raw string) string {
 	return demangle.Filter(raw)
 }
 
-// line gives the source line of addr: the last row at or below addr of
-// the sequence that holds it.
 func (t *table) line(addr uint64) (file, line int32) {
 	k := sort.Search(len(t.lines), func(i int) bool { return t.lines[i].addr > addr }) - 1
 	if k < 0 || t.lines[k].file < 0 {
@@ -135,26 +160,15 @@ func (t *table) line(addr uint64) (file, line int32) {
 	return t.lines[k].file, t.lines[k].line
 }
 
-// innermost gives the deepest function range that holds addr, or -1.
-// Ranges nest (a range that holds addr holds the range with the largest
-// start at or below addr, or is it), so it is the last range starting at
-// or below addr, or one of its enclosing ranges.
-func (t *table) innermost(addr uint64) int32 {
-	k := sort.Search(len(t.funcs), func(i int) bool { return t.funcs[i].lo > addr }) - 1
-	if k < 0 {
-		return -1
-	}
-	return t.enclosing(int32(k), addr)
+func (t *table) lastFunc(addr uint64) int32 {
+	return int32(sort.Search(len(t.funcs), func(i int) bool { return t.funcs[i].lo > addr }) - 1)
 }
 
-// enclosing walks from range i to its parents until one holds addr.
-func (t *table) enclosing(i int32, addr uint64) int32 {
-	for depth := 0; i >= 0 && depth < 1024; depth++ {
-		f := &t.funcs[i]
-		if f.lo <= addr && addr < f.hi {
-			return i
-		}
-		i = f.parent
+func (t *table) funcAt(i int32) funcRange { return t.funcs[i] }
+
+func (t *table) sym(addr uint64) int32 {
+	if k := sort.Search(len(t.syms), func(i int) bool { return t.syms[i].lo > addr }) - 1; k >= 0 && addr < t.syms[k].hi {
+		return t.syms[k].name
 	}
 	return -1
 }
@@ -169,8 +183,10 @@ type builder struct {
 	dwpFile                  string
 
 	// The DWARF read so far (the binary's, then its .dwo files and
-	// package) and the most that may be read.
+	// package) and the most whose table is kept in memory; over says it
+	// passed that, when spill lets it be read all the same.
 	dwarfBytes, maxDWARF int64
+	spill, over          bool
 }
 
 // overLimit says the DWARF of a binary with its split units is larger
@@ -254,8 +270,10 @@ func (b *builder) addDWARF(d *dwarf.Data, f *elf.File, path string) error {
 				sr = newSplitReader(f, path)
 			}
 			u, fromDWP, err := sr.open(cu)
-			if n := b.dwarfBytes + sr.read; n > b.maxDWARF {
+			if n := b.dwarfBytes + sr.read; n > b.maxDWARF && !b.spill {
 				return overLimit{n, b.maxDWARF}
+			} else if n > b.maxDWARF {
+				b.over = true
 			}
 			if err == nil {
 				b.splitUnits++
@@ -475,21 +493,21 @@ var errNoSymbols = errors.New("stripped: no DWARF and no symbol table")
 
 // build makes the table of a binary (f) and its separate debug file
 // (dbg, nil when none): DWARF first (of dbg, else of f) unless it is
-// larger than maxDWARF bytes or unreadable, then the symbol table (of f,
-// else of dbg). It says what it used, and why DWARF was left out.
-func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []string, error) {
+// unreadable or larger than maxDWARF bytes (then read all the same when
+// spill is set, and over says so), then the symbol table (of f, else of
+// dbg). It says what it used, and why DWARF was left out.
+func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (t *table, used []string, over bool, err error) {
 	var b builder
-	var used []string
 	for i, x := range []*elf.File{dbg, f} {
 		if x == nil || !hasDWARF(x) {
 			continue
 		}
 		xPath := []string{dbgPath, path}[i]
 		size := dwarfSize(x) + dwpSize(xPath)
-		if size > maxDWARF {
+		if size > maxDWARF && !spill {
 			break // Module.note says so
 		}
-		b.dwarfBytes, b.maxDWARF = dwarfSize(x), maxDWARF
+		b.dwarfBytes, b.maxDWARF, b.spill, b.over = dwarfSize(x), maxDWARF, spill, size > maxDWARF
 		d, err := x.DWARF()
 		if err == nil {
 			err = b.addDWARF(d, x, xPath)
@@ -499,6 +517,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []st
 			used = append(used, "no DWARF ("+err.Error()+")")
 			break
 		}
+		over = b.over
 		switch {
 		case x == dbg:
 			used = append(used, "DWARF (debug file)")
@@ -526,13 +545,13 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64) (*table, []st
 		}
 	}
 	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 {
-		return nil, nil, errNoSymbols
+		return nil, nil, false, errNoSymbols
 	}
 	b.t.strs = slices.Clip(b.t.strs)
 	b.t.demangled = make([]atomic.Pointer[string], len(b.t.strs))
 	b.t.lines = slices.Clip(b.t.lines)
 	b.t.syms = slices.Clip(b.t.syms)
-	return &b.t, used, nil
+	return &b.t, used, over, nil
 }
 
 // dwarfSize is the decompressed size of f's DWARF sections: about what

@@ -1,0 +1,126 @@
+package symbols
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata/gen/program"
+)
+
+// spillResolver is a resolver that spills every table with DWARF to
+// dir: its DWARF limit is 1 byte.
+func spillResolver(dir string) *Resolver {
+	r := NewResolver(nil, nil)
+	r.SetMaxDWARF(1)
+	r.SetIndexDir(dir)
+	return r
+}
+
+// TestSpill checks that a table over the DWARF limit is spilled to the
+// index and answers every address of .text as the in-memory table and
+// addr2line -f -i -C do; that a new resolver reads it back from the
+// index instead of building it; and that a damaged file is built again.
+func TestSpill(t *testing.T) {
+	for _, v := range []program.Variant{program.CXX, program.CXXDWP} {
+		t.Run(string(v), func(t *testing.T) {
+			b := compile(t, v)
+			dir := t.TempDir()
+			addrs, want := everyAddress(t, b)
+			mem := NewResolver(nil, nil).Module(b.Path)
+			check := func(r *Resolver) {
+				t.Helper()
+				m := r.Module(b.Path)
+				bad := 0
+				for i, a := range addrs {
+					got := m.Lookup(a)
+					d := diff(got, want[i])
+					if d == "" && !slices.Equal(got, mem.Lookup(a)) {
+						d = "differs from the in-memory table"
+					}
+					if d != "" {
+						if bad++; bad <= 10 {
+							t.Errorf("%#x: %s", a, d)
+						}
+					}
+				}
+				if bad > 0 {
+					t.Fatalf("%d of %d addresses differ", bad, len(addrs))
+				}
+				r.mu.Lock()
+				h := r.tables[m.key]
+				r.mu.Unlock()
+				if _, ok := h.t.(*spilled); !ok {
+					t.Fatalf("table held in memory, not spilled")
+				}
+				for _, s := range []string{m.Source(), m.Describe()} {
+					if !strings.Contains(s, "spilled to the index") {
+						t.Errorf("%q does not say the table is spilled", s)
+					}
+				}
+				if !strings.HasPrefix(m.Source(), strings.Split(mem.Source(), " of ")[0]) {
+					t.Errorf("Source %q, in memory %q", m.Source(), mem.Source())
+				}
+			}
+			check(spillResolver(dir))
+			files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+			if len(files) != 1 {
+				t.Fatalf("index holds %v, want one spilled table", files)
+			}
+			// A new resolver reads the table back: with the .dwp gone
+			// (a build would have no inlined frames) the answers stay.
+			if b.DWP != "" {
+				os.Remove(b.DWP)
+			}
+			check(spillResolver(dir))
+			// A damaged table is thrown away and built again.
+			if b.DWP == "" {
+				data, err := os.ReadFile(files[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				data[len(data)/2] ^= 0x40
+				if err := os.WriteFile(files[0], data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := openSpill(files[0]); err == nil {
+					t.Fatal("a damaged table opens")
+				}
+				check(spillResolver(dir))
+			}
+		})
+	}
+}
+
+// FuzzSpill opens any bytes as a spilled table and looks addresses up
+// in what opens: no panic.
+func FuzzSpill(f *testing.F) {
+	if b, err := program.Build(f.TempDir(), program.CPIE); err == nil {
+		dir := f.TempDir()
+		r := spillResolver(dir)
+		m := r.Module(b.Path)
+		m.Lookup(0)
+		if files, _ := filepath.Glob(filepath.Join(dir, "*.idx")); len(files) == 1 {
+			if data, err := os.ReadFile(files[0]); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte(spillMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "t.idx")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := openSpill(p)
+		if err != nil {
+			return
+		}
+		defer s.f.Close()
+		for a := uint64(0); a < 0x3000; a += 0x10 {
+			lookup(s, a)
+		}
+	})
+}
