@@ -1,7 +1,9 @@
 package otf2
 
 import (
+	"encoding/binary"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -140,6 +142,9 @@ func (r *EventReader) Err() error { return r.c.err }
 func (r *EventReader) Next(ev *Event) bool {
 	c := r.c
 	r.attrs = r.attrs[:0]
+	if r.fastEvent(ev) {
+		return true
+	}
 	for {
 		t := c.next()
 		if c.err != nil || t == bufEndOfFile {
@@ -195,6 +200,59 @@ func (r *EventReader) Next(ev *Event) bool {
 		ev.Attrs = append(ev.Attrs[:0], r.attrs...)
 		return true
 	}
+}
+
+// fastEvent decodes the most common pair of records straight from the
+// window, when all their bytes are in it: a timestamp and a singleton
+// event of one compressed 32-bit field (ENTER, LEAVE), with no attribute
+// list. Next's general path reads the same bytes through a dozen bounds
+// checks; false leaves everything as it was, for that path.
+func (r *EventReader) fastEvent(ev *Event) bool {
+	c := r.c
+	i := c.pos - c.lo
+	if c.err != nil || c.eof || c.chunkOff < 0 || i < 0 || i+15 > len(c.buf) || c.buf[i] != bufTimestamp {
+		return false
+	}
+	b := c.buf[i : i+15]
+	spec := r.specs[b[9]]
+	if spec == nil || !spec.Singleton || spec.Fields[0].Kind != kCU32 {
+		return false
+	}
+	var v uint64
+	n := 11 // timestamp record, type byte, size byte
+	switch k := int(b[10]); {
+	case k == 0xff:
+		v = math.MaxUint32
+	case k > 4:
+		return false
+	case c.big:
+		for _, x := range b[11 : 11+k] {
+			v = v<<8 | uint64(x)
+		}
+		n += k
+	default:
+		for j := 10 + k; j > 10; j-- {
+			v = v<<8 | uint64(b[j])
+		}
+		n += k
+	}
+	var t uint64
+	if c.big {
+		t = binary.BigEndian.Uint64(b[1:9])
+	} else {
+		t = binary.LittleEndian.Uint64(b[1:9])
+	}
+	r.time = t
+	ev.spec, ev.Off, ev.RawTime, ev.Time = spec, c.offset()+9, t, r.correct(t)
+	if cap(ev.Vals) < maxEventFields {
+		ev.Vals = make([]uint64, maxEventFields)
+	}
+	ev.Vals = ev.Vals[:1]
+	ev.Vals[0] = r.mapped(&spec.Fields[0], v)
+	ev.Arr[0], ev.Arr[1], ev.Attrs = ev.Arr[0][:0], ev.Arr[1][:0], ev.Attrs[:0]
+	c.pos += n
+	c.end = c.pos
+	return true
 }
 
 func (r *EventReader) mapped(f *fieldSpec, v uint64) uint64 {
