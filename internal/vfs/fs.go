@@ -67,6 +67,10 @@ func (f *FS) lookupInputs(op, name string) (Node, *Inputs, error) {
 	return n, inputs, nil
 }
 
+// Lookup returns the node at name (a *File or a *Dir) without sizing it
+// or checking its inputs.
+func (f *FS) Lookup(name string) (Node, error) { return f.lookup("lookup", name) }
+
 // Open opens the named file or directory. A file whose source changed
 // since it was opened fails with render.ErrChanged, here and on every read.
 func (f *FS) Open(name string) (fs.File, error) {

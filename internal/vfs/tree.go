@@ -16,6 +16,10 @@ type Node interface{ isNode() }
 // A File is a generated or passed-through regular file.
 type File struct {
 	View render.View
+	// Origin is what the view is made from, for readers of the tree in
+	// the same process (a profile.pb.gz's *interchange.Profile, whose
+	// tree a diff of two runs reads); nil unless the maker sets it.
+	Origin any
 }
 
 func (*File) isNode() {}

@@ -41,7 +41,7 @@ func benchView(b *testing.B, gen func(p *Profile) render.Generator) {
 
 // BenchmarkFolded renders flame/<metric>.folded of a 200k-node deep tree.
 func BenchmarkFolded(b *testing.B) {
-	benchView(b, func(p *Profile) render.Generator { return &foldedGen{p: p} })
+	benchView(b, func(p *Profile) render.Generator { return &foldedGen{tree: p.tree, b: -1} })
 }
 
 // BenchmarkPprof renders profile.pb.gz of the same tree.

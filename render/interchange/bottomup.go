@@ -40,14 +40,9 @@ type bottomUp struct {
 // with millions of contexts stays within the memory budget.
 const maxBottomUpRows = 1 << 19
 
-func newBottomUp(t *Tree) *bottomUp {
-	nm := len(t.Metrics)
-	inc := make([][]int64, nm)
-	for m := range inc {
-		inc[m] = t.inclusive(m)
-	}
-	// outermost[n]: no ancestor of n has its label (preorder walk with
-	// the count of each label on the path)
+// outermost is, per node, whether no ancestor of it has its label
+// (a preorder walk with the count of each label on the path).
+func (t *Tree) outermost() []bool {
 	outermost := make([]bool, t.Len())
 	onPath := map[int32]int32{}
 	var path []int32
@@ -61,6 +56,47 @@ func newBottomUp(t *Tree) *bottomUp {
 		onPath[l]++
 		path = append(path, n)
 	}
+	return outermost
+}
+
+// procedureTotals is the procedures of t (its labels) with the values
+// bottom-up.csv's rows of depth 0 give them: per procedure, the inclusive
+// then the exclusive value of each metric (vals[p*2*nm+2*m], +1), the
+// inclusive one from the procedure's outermost contexts only.
+func procedureTotals(t *Tree) (labels []int32, vals []int64) {
+	nm := len(t.Metrics)
+	inc := make([][]int64, nm)
+	for m := range inc {
+		inc[m] = t.inclusive(m)
+	}
+	outermost := t.outermost()
+	index := map[int32]int32{}
+	for n := int32(1); n < int32(t.Len()); n++ {
+		l := t.frames.label[t.frame[n]]
+		p, ok := index[l]
+		if !ok {
+			p = int32(len(labels))
+			index[l] = p
+			labels = append(labels, l)
+			vals = append(vals, make([]int64, 2*nm)...)
+		}
+		for m := range nm {
+			if outermost[n] {
+				vals[int(p)*2*nm+2*m] += inc[m][n]
+			}
+			vals[int(p)*2*nm+2*m+1] += t.self(n, m)
+		}
+	}
+	return labels, vals
+}
+
+func newBottomUp(t *Tree) *bottomUp {
+	nm := len(t.Metrics)
+	inc := make([][]int64, nm)
+	for m := range inc {
+		inc[m] = t.inclusive(m)
+	}
+	outermost := t.outermost()
 	b := &bottomUp{t: t}
 	type key struct{ parent, label int32 }
 	index := map[key]int32{}

@@ -4,25 +4,25 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
 
-// A diff compares two runs of one format, each the sum of the profile.pb.gz
-// files its source names as its run (vfs.Source.Run: the one at the root
-// unless the format says otherwise). both holds them in one tree: metric k of
-// run A is metric k, of run B metric nm+k, so that a context present in
-// one run only is still one row; delta holds B minus A, for the pprof
-// profile (go tool pprof -diff_base builds the same sums).
+// A diff compares two runs of one format, each the sum of the profiles
+// whose profile.pb.gz its source names as its run (vfs.Source.Run: the one
+// at the root unless the format says otherwise). It reads their trees
+// (the Profile behind each profile.pb.gz, shared with the source's own
+// views) as that file's samples would give them, without rendering or
+// parsing the file. both holds the runs in one tree: metric k of run A is
+// metric k, of run B metric nm+k, so that a context present in one run
+// only is still one row; delta holds B minus A, for the pprof profile (go
+// tool pprof -diff_base builds the same sums).
 type diff struct {
 	a, b *vfs.Source
 
@@ -40,7 +40,7 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 		return nil, fmt.Errorf("a diff needs two sources of one format: %s is %s, %s is %s", a.Path, a.Format, b.Path, b.Format)
 	}
 	for _, s := range []*vfs.Source{a, b} {
-		if _, err := fs.Stat(s.FS(), runOf(s)[0]); err != nil {
+		if _, err := runProfile(s, runOf(s)[0]); err != nil {
 			return nil, fmt.Errorf("%s (%s): no profile.pb.gz at the root of its tree nor a run of profiles (a folder of several runs: mount the one to compare), nothing to compare", s.Path, s.Format)
 		}
 	}
@@ -60,8 +60,8 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 	src.Root.Add("b", b.Root)
 	dir := src.Root.AddDir("diff")
 	report := src.Errors.Reporter
-	dir.AddFile("procedures.csv", d.proceduresTable().SmallCSV(report("diff/procedures.csv")))
-	dir.AddFile("contexts.csv", d.contextsTable().SmallCSV(report("diff/contexts.csv")))
+	dir.AddFile("procedures.csv", d.proceduresTable().CSV())
+	dir.AddFile("contexts.csv", d.contextsTable().CSV())
 	dir.Add("flame", vfs.Lazy(d.flameEntries))
 	deltaProfile := NewProfile(func() (*Tree, error) {
 		if err := d.load(); err != nil {
@@ -85,50 +85,65 @@ func runOf(s *vfs.Source) []string {
 	return []string{"profile.pb.gz"}
 }
 
-// readRun reads the profiles of s's run.
-func readRun(s *vfs.Source) ([]*profile.Profile, error) {
-	var out []*profile.Profile
+// runProfile is the Profile behind s's profile.pb.gz at name; looking it
+// up builds nothing.
+func runProfile(s *vfs.Source, name string) (*Profile, error) {
+	n, err := s.FS().Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if f, ok := n.(*vfs.File); ok {
+		if p, ok := f.Origin.(*Profile); ok {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %s is not a profile of hpcfs's", s.Path, name)
+}
+
+// runTrees are the trees of the profiles of s's run.
+func runTrees(s *vfs.Source) ([]*Tree, error) {
+	var out []*Tree
 	for _, name := range runOf(s) {
-		b, err := fs.ReadFile(s.FS(), name)
+		p, err := runProfile(s, name)
+		if err != nil {
+			return nil, err
+		}
+		t, err := p.tree()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", s.Path, name, err)
 		}
-		p, err := profile.Parse(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", s.Path, name, err)
-		}
-		out = append(out, p)
+		out = append(out, t)
 	}
 	return out, nil
 }
 
-// typeIndex is the index in p's sample values of each metric (by name),
-// -1 for one p has not.
-func typeIndex(p *profile.Profile, metrics []Metric) []int {
+// metricIndex is the index in t.Metrics of each metric (the first of
+// its name), -1 for one t has not.
+func metricIndex(t *Tree, metrics []Metric) []int {
 	idx := make([]int, len(metrics))
 	for k, m := range metrics {
-		idx[k] = slices.IndexFunc(p.SampleType, func(st *profile.ValueType) bool { return st.Type == m.Name })
+		idx[k] = slices.IndexFunc(t.Metrics, func(tm Metric) bool { return tm.Name == m.Name })
 	}
 	return idx
 }
 
-// load reads both profiles and builds the trees, once.
+// load reads both runs' trees and builds the diff's, once.
 func (d *diff) load() error {
 	d.once.Do(func() {
-		ra, err := readRun(d.a)
+		ra, err := runTrees(d.a)
 		if err != nil {
 			d.err = err
 			return
 		}
-		rb, err := readRun(d.b)
+		rb, err := runTrees(d.b)
 		if err != nil {
 			d.err = err
 			return
 		}
-		// the sample types of A's first profile that B's has too, by name
-		for _, st := range ra[0].SampleType {
-			if slices.ContainsFunc(rb[0].SampleType, func(sb *profile.ValueType) bool { return sb.Type == st.Type }) {
-				d.metrics = append(d.metrics, Metric{Name: st.Type, Unit: st.Unit})
+		// the metrics of A's first profile that B's has too, by name
+		for _, m := range ra[0].Metrics {
+			if slices.ContainsFunc(rb[0].Metrics, func(mb Metric) bool { return mb.Name == m.Name }) {
+				d.metrics = append(d.metrics, m)
 			}
 		}
 		if len(d.metrics) == 0 {
@@ -138,50 +153,65 @@ func (d *diff) load() error {
 		nm := len(d.metrics)
 		d.both = NewTree(append(append([]Metric(nil), d.metrics...), d.metrics...))
 		d.delta = NewTree(d.metrics)
-		add := func(p *profile.Profile, off int, sign int64) {
-			idx := typeIndex(p, d.metrics)
-			var path []Frame
-			for _, s := range p.Sample {
-				path = path[:0]
-				for i := len(s.Location) - 1; i >= 0; i-- {
-					loc := s.Location[i]
-					module := ""
-					if loc.Mapping != nil {
-						module = loc.Mapping.File
-					}
-					for j := len(loc.Line) - 1; j >= 0; j-- {
-						f := Frame{Module: module}
-						if fn := loc.Line[j].Function; fn != nil {
-							f.Name, f.File = fn.Name, fn.Filename
-						}
-						path = append(path, f)
-					}
-					if len(loc.Line) == 0 {
-						path = append(path, Frame{Name: "0x" + strconv.FormatUint(loc.Address, 16), Module: module, Addr: loc.Address})
-					}
-				}
-				nb, nd := Root, Root
-				for _, f := range path {
-					nb, nd = d.both.Child(nb, f), d.delta.Child(nd, f)
-				}
-				for k, i := range idx {
-					if i < 0 || i >= len(s.Value) {
-						continue
-					}
-					d.both.Add(nb, off+k, s.Value[i])
-					d.delta.Add(nd, k, sign*s.Value[i])
-				}
-			}
+		for _, t := range ra {
+			d.add(t, 0, -1)
 		}
-		for _, p := range ra {
-			add(p, 0, -1)
-		}
-		for _, p := range rb {
-			add(p, nm, 1)
+		for _, t := range rb {
+			d.add(t, nm, 1)
 		}
 		d.both.Done()
 	})
 	return d.err
+}
+
+// add adds t's exclusive values to both (as metrics off...) and, times
+// sign, to delta. It visits t's nodes as profile.pb.gz lists its samples
+// (preorder, nodes with a non-zero value of any metric, the root's under
+// an [unattributed] frame) and makes each sample's stack from the frames
+// pprof shows (name: the label, file, module), so that the trees are
+// those that reading t's profile.pb.gz would make.
+func (d *diff) add(t *Tree, off int, sign int64) {
+	idx := metricIndex(t, d.metrics)
+	nm := len(t.Metrics)
+	ft := &t.frames
+	node := make([]int32, t.Len()) // t's node -> the diff trees' (their ids agree); -1 until made
+	for i := range node {
+		node[i] = -1
+	}
+	node[Root] = Root
+	var up []int32
+	for _, x := range t.order {
+		vals := t.vals[int(x)*nm : int(x)*nm+nm]
+		if !slices.ContainsFunc(vals, func(v int64) bool { return v != 0 }) {
+			continue
+		}
+		n := Root
+		if x == Root {
+			f := Frame{Name: rootLabel}
+			n = d.both.Child(Root, f)
+			d.delta.Child(Root, f)
+		} else {
+			up = up[:0]
+			for y := x; node[y] < 0; y = t.parent[y] {
+				up = append(up, y)
+			}
+			for i := len(up) - 1; i >= 0; i-- {
+				y := up[i]
+				fr := t.frame[y]
+				f := Frame{Name: t.label(y), File: string(t.strs.bytes(ft.file[fr])), Module: string(t.strs.bytes(ft.module[fr]))}
+				node[y] = d.both.Child(node[t.parent[y]], f)
+				d.delta.Child(node[t.parent[y]], f)
+			}
+			n = node[x]
+		}
+		for k, i := range idx {
+			if i < 0 {
+				continue
+			}
+			d.both.Add(n, off+k, vals[i])
+			d.delta.Add(n, k, sign*vals[i])
+		}
+	}
 }
 
 // addDelta adds the cells a, b, b_minus_a and b_over_a (empty when a
@@ -201,14 +231,19 @@ var deltaColumns = []render.Column{{Name: "metric"},
 	{Name: "a_exc", Kind: render.Int}, {Name: "b_exc", Kind: render.Int}, {Name: "b_minus_a_exc", Kind: render.Int}, {Name: "b_over_a_exc", Kind: render.Float}}
 
 // deltaTable is a table of first, then deltaColumns, with a row per
-// item and metric: rows (after d.load) gives the number of items and
-// the fill of item i's row of metric k.
-func (d *diff) deltaTable(first []render.Column, rows func() (int, func(i, k int, row *render.Row))) *render.Table {
+// item and metric: rows (called once, after d.load) gives the number of
+// items and a maker of row fills (one per scanner, which keeps its
+// scratch), whose fill(i, k, row) is item i's row of metric k.
+func (d *diff) deltaTable(first []render.Column, rows func() (int, func() func(i, k int, row *render.Row))) *render.Table {
+	var once sync.Once
+	var n int
+	var newFill func() func(i, k int, row *render.Row)
 	return &render.Table{Columns: append(first, deltaColumns...), Open: func(pos []byte) (render.Scanner, error) {
 		if err := d.load(); err != nil {
 			return nil, err
 		}
-		n, fill := rows()
+		once.Do(func() { n, newFill = rows() })
+		fill := newFill()
 		nm := int64(len(d.metrics))
 		return render.Counted(int64(n)*nm, func(i int64, row *render.Row) error {
 			fill(int(i/nm), int(i%nm), row)
@@ -221,22 +256,22 @@ func (d *diff) deltaTable(first []render.Column, rows func() (int, func(i, k int
 // values in each run (as bottom-up.csv's depth-0 rows) and their change;
 // procedures by decreasing size of the first metric's inclusive change.
 func (d *diff) proceduresTable() *render.Table {
-	return d.deltaTable([]render.Column{{Name: "function"}}, func() (int, func(i, k int, row *render.Row)) {
+	return d.deltaTable([]render.Column{{Name: "function"}}, func() (int, func() func(i, k int, row *render.Row)) {
 		nm := len(d.metrics)
-		bu := newBottomUp(d.both)
-		var procs []int32
-		for x := range bu.label {
-			if bu.level[x] == 0 {
-				procs = append(procs, int32(x))
-			}
+		t := d.both
+		labels, vals := procedureTotals(t)
+		procs := make([]int32, len(labels))
+		for i := range procs {
+			procs[i] = int32(i)
 		}
 		v := func(x int32, k int, exc bool) int64 {
 			i := 2 * k
 			if exc {
 				i++
 			}
-			return bu.vals[int(x)*4*nm+i]
+			return vals[int(x)*4*nm+i]
 		}
+		name := func(x int32) []byte { return t.strs.bytes(labels[x]) }
 		change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
 		slices.SortFunc(procs, func(x, y int32) int {
 			ax, ay := abs(change(x)), abs(change(y))
@@ -246,13 +281,15 @@ func (d *diff) proceduresTable() *render.Table {
 				}
 				return 1
 			}
-			return strings.Compare(bu.name(x), bu.name(y))
+			return bytes.Compare(name(x), name(y))
 		})
-		return len(procs), func(i, k int, row *render.Row) {
-			x := procs[i]
-			row.Str(bu.name(x)).Str(d.metrics[k].Name)
-			addDelta(row, v(x, k, false), v(x, nm+k, false))
-			addDelta(row, v(x, k, true), v(x, nm+k, true))
+		return len(procs), func() func(i, k int, row *render.Row) {
+			return func(i, k int, row *render.Row) {
+				x := procs[i]
+				row.Str(string(name(x))).Str(d.metrics[k].Name)
+				addDelta(row, v(x, k, false), v(x, nm+k, false))
+				addDelta(row, v(x, k, true), v(x, nm+k, true))
+			}
 		}
 	})
 }
@@ -267,20 +304,22 @@ func abs(v int64) int64 {
 // contextsTable: per calling context (folded path, in preorder) and
 // metric the values of both runs and their change.
 func (d *diff) contextsTable() *render.Table {
-	return d.deltaTable([]render.Column{{Name: "path"}, {Name: "depth", Kind: render.Int}}, func() (int, func(i, k int, row *render.Row)) {
+	return d.deltaTable([]render.Column{{Name: "path"}, {Name: "depth", Kind: render.Int}}, func() (int, func() func(i, k int, row *render.Row)) {
 		t, nm := d.both, len(d.metrics)
 		inc := make([][]int64, 2*nm)
 		for k := range inc {
 			inc[k] = t.inclusive(k)
 		}
-		var scratch []int32
-		var stack []byte
-		return len(t.order) - 1, func(i, k int, row *render.Row) {
-			x := t.order[1+i]
-			stack = t.appendStack(stack[:0], x, ';', &scratch)
-			row.Str(string(stack)).Int(int64(t.depth[x])).Str(d.metrics[k].Name)
-			addDelta(row, inc[k][x], inc[nm+k][x])
-			addDelta(row, t.self(x, k), t.self(x, nm+k))
+		return len(t.order) - 1, func() func(i, k int, row *render.Row) {
+			var scratch []int32
+			var stack []byte
+			return func(i, k int, row *render.Row) {
+				x := t.order[1+i]
+				stack = t.appendStack(stack[:0], x, ';', &scratch)
+				row.Str(string(stack)).Int(int64(t.depth[x])).Str(d.metrics[k].Name)
+				addDelta(row, inc[k][x], inc[nm+k][x])
+				addDelta(row, t.self(x, k), t.self(x, nm+k))
+			}
 		}
 	})
 }
@@ -295,29 +334,18 @@ func (d *diff) flameEntries() []vfs.Entry {
 	var out []vfs.Entry
 	for k, name := range flameNames(d.metrics) {
 		out = append(out,
-			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Bytes(func() ([]byte, error) { return d.folded(k), nil }, nil))},
+			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{tree: d.bothTree, m: k, b: len(d.metrics) + k}, nil))},
 			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) { return d.svg(k), nil }), nil))})
 	}
 	return out
 }
 
-func (d *diff) folded(k int) []byte {
-	t, nm := d.both, len(d.metrics)
-	var b []byte
-	var scratch []int32
-	for _, x := range t.order[1:] {
-		va, vb := t.self(x, k), t.self(x, nm+k)
-		if va == 0 && vb == 0 {
-			continue
-		}
-		b = t.appendStack(b, x, ';', &scratch)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, va, 10)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, vb, 10)
-		b = append(b, '\n')
+// bothTree is the tree of both runs, once loaded.
+func (d *diff) bothTree() (*Tree, error) {
+	if err := d.load(); err != nil {
+		return nil, err
 	}
-	return b
+	return d.both, nil
 }
 
 // svg draws run B's flame graph; a frame whose inclusive value grew is
@@ -389,6 +417,7 @@ func DiffReadme() string {
                        metric first
     contexts.csv       path,depth,metric, then the same columns: per calling context
                        (path root;...;leaf, in preorder) and metric
+    procedures.parquet, contexts.parquet  the same tables in Parquet
     flame/<metric>.folded  differential folded stacks "root;...;leaf A B" (exclusive
                        values of each run, as difffolded.pl writes them: flamegraph.pl
                        draws them red/blue)

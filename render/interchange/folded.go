@@ -12,26 +12,29 @@ import (
 const batchBytes = 8 << 10
 
 // foldedGen renders flame/<metric>.folded: one line per node with a
-// positive exclusive value, in preorder; its state is the preorder index.
+// positive exclusive value of metric m, in preorder; with b ≥ 0, diff/'s
+// differential folded stacks: "stack A B", the exclusive values of
+// metrics m and b, for every node but the root where either is not 0.
+// Its state is the preorder index.
 type foldedGen struct {
-	p *Profile
-	m int
+	tree func() (*Tree, error)
+	m, b int
 }
 
 type foldedCursor struct {
 	t    *Tree
-	m    int
+	m, b int
 	i    int
 	path pathCache
 }
 
 func (g *foldedGen) Start(state any) (render.Cursor, error) {
-	t, err := g.p.tree()
+	t, err := g.tree()
 	if err != nil {
 		return nil, err
 	}
 	i, _ := state.(int)
-	return &foldedCursor{t: t, m: g.m, i: i}, nil
+	return &foldedCursor{t: t, m: g.m, b: g.b, i: i}, nil
 }
 
 func (c *foldedCursor) State() any { return c.i }
@@ -48,12 +51,22 @@ func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 		x := c.t.order[c.i]
 		c.i++
 		v := c.t.self(x, c.m)
-		if v <= 0 {
+		if c.b < 0 && v <= 0 {
 			continue
+		}
+		var vb int64
+		if c.b >= 0 {
+			if vb = c.t.self(x, c.b); x == Root || v == 0 && vb == 0 {
+				continue
+			}
 		}
 		dst = append(dst, c.t.stackOf(&c.path, x)...)
 		dst = append(dst, ' ')
 		dst = strconv.AppendInt(dst, v, 10)
+		if c.b >= 0 {
+			dst = append(dst, ' ')
+			dst = strconv.AppendInt(dst, vb, 10)
+		}
 		dst = append(dst, '\n')
 	}
 	return dst, nil

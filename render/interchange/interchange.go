@@ -71,12 +71,13 @@ func (p *Profile) AddViews(dir *vfs.Dir) {
 	}
 }
 
-// Entries are flame/ (listed on first use: listing builds the tree) and
-// profile.pb.gz.
+// Entries are flame/ (listed on first use: listing builds the tree),
+// profile.pb.gz (its node's Origin is p, for DiffSource), bottom-up.csv
+// and callers/.
 func (p *Profile) Entries() []vfs.Entry {
 	pb := render.Stream(&pprofGen{p: p}, p.report("profile.pb.gz"))
 	bu := &bottomUpViews{p: p}
-	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: vfs.NewFile(pb)},
+	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: &vfs.File{View: pb, Origin: p}},
 		{Name: "bottom-up.csv", Node: vfs.NewFile(bu.csv())}, {Name: "callers", Node: vfs.Lazy(bu.callers)}}
 }
 
@@ -99,7 +100,7 @@ func (p *Profile) flameEntries() []vfs.Entry {
 	for i, name := range flameNames(t.Metrics) {
 		m := i
 		out = append(out,
-			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{p: p, m: m}, nil))},
+			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{tree: p.tree, m: m, b: -1}, nil))},
 			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) {
 				return svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")"), nil
 			}), nil))})
