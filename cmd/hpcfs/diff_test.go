@@ -166,7 +166,7 @@ func checkDiffTop(t *testing.T, mnt, run string) {
 
 // TestDiffEveryFormat mounts two runs of each format that has a profile
 // (corpus cases with a metric in common, else generated ones; webgrind's
-// is TestDiffMounted; DCPI has no profile.pb.gz) and
+// is TestDiffMounted) and
 // checks diff/profile.pb.gz against go tool pprof -diff_base over the
 // profiles that make each run: the one at the root of a database, trace
 // or file; every per-thread profile of an hpcrun measurement directory;
@@ -182,6 +182,12 @@ func TestDiffEveryFormat(t *testing.T) {
 		out = filepath.Join(gen, "db"+strconv.Itoa(i))
 		if b, err := exec.Command("go", "run", "../../testdata/cmd/genhpcdb", "-threads", "2", "-contexts", "500", "-samples", "10", "-metrics", "2", "-seed", strconv.Itoa(i+1), out).CombinedOutput(); err != nil {
 			t.Fatalf("genhpcdb: %v\n%s", err, b)
+		}
+	}
+	// two DCPI profiles of one image (addresses in common)
+	for i := range 2 {
+		if b, err := exec.Command("go", "run", "../../testdata/cmd/gendcpi", "-addresses", "3000", "-seed", strconv.Itoa(i+1), "-o", filepath.Join(gen, "dcpi"+strconv.Itoa(i))).CombinedOutput(); err != nil {
+			t.Fatalf("gendcpi: %v\n%s", err, b)
 		}
 	}
 	// two callgrind runs in parts: the corpus's four parts, and its first two
@@ -206,6 +212,7 @@ func TestDiffEveryFormat(t *testing.T) {
 		{"hpcdb meta.db", corpus + "hpctoolkit-metadb/hpctoolkit-small", corpus + "hpctoolkit-metadb/hpctoolkit-loops-cputime-t", "profile.pb.gz"},
 		{"callgrind files", corpus + "callgrind/valgrind-3.19-generated/callgrind.out.default", corpus + "callgrind/valgrind-3.19-generated/callgrind.out.cachesim", "profile.pb.gz"},
 		{"callgrind runs in parts", filepath.Join(gen, "parts0"), filepath.Join(gen, "parts1"), "sum/profile.pb.gz"},
+		{"dcpi", filepath.Join(gen, "dcpi0"), filepath.Join(gen, "dcpi1"), "profile.pb.gz"},
 		{"otf2", corpus + "otf2/pipit-ping-pong/traces.otf2", corpus + "otf2/gen-threads-metrics/traces.otf2", "profile.pb.gz"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

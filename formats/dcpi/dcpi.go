@@ -2,7 +2,10 @@
 // versions 0.06 and 0.07): one profile file, or a directory tree of them
 // (DCPI keeps one file per image per epoch), with one subdirectory per
 // profile holding header.txt, samples.txt (dcpicat's layout), samples.csv
-// and top.csv, and images.csv at the root of directory sources.
+// and top.csv, and images.csv at the root of directory sources; the root
+// also has the interchange views of all the profiles' samples (flame/,
+// profile.pb.gz, bottom-up.csv, callers/: interchange.go), which make
+// `hpcfs mount A B MNT` of two DCPI sources a diff.
 //
 // Mounting reads the headers only. The body of a profile is read on first
 // use of one of its views, once, by a scan shared by all its views (the
@@ -109,7 +112,7 @@ func Detect(path string) (string, bool) {
 }
 
 // reserved names at the root of the tree; profiles called so get "~2".
-var reserved = []string{"README.txt", "_errors.txt", "raw", "images.csv"}
+var reserved = []string{"README.txt", "_errors.txt", "raw", "images.csv", "flame", "profile.pb.gz", "bottom-up.csv", "callers"}
 
 // Open mounts the profile file or directory tree at path.
 func Open(path string) (*vfs.Source, error) {
@@ -172,6 +175,7 @@ func Open(path string) (*vfs.Source, error) {
 	if fi.IsDir() {
 		src.Root.AddFile("images.csv", render.Bytes(func() ([]byte, error) { return imagesCSV(profiles) }, nil))
 	}
+	addInterchange(src.Root, path, profiles, src.Errors.Reporter)
 	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return readme(path, fi.IsDir(), profiles, skipped), nil }, nil))
 	src.AddInfo("profiles", len(profiles))
 	if len(skipped) > 0 {

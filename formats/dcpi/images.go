@@ -11,6 +11,7 @@ import (
 	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // imagesCSV is dcpiprof -i without symbols: one row per profile, by
@@ -141,6 +142,13 @@ binary has it, file and line the source line, inlined the functions it is
 inlined in, outermost first, as "function (file:line)" of each call joined by
 ';'; empty when the binary or its symbols are not found (_errors.txt says why).
 `)
+	b.WriteString(`
+Interchange views of the samples of every profile (a DCPI profile is flat: its
+stacks are one address each, or the functions at the address, outermost first,
+when its binary's symbols name them; samples per event, summed over the
+profiles of each event):
+`)
+	b.WriteString(interchange.ProfileReadme(eventMetrics(profiles)))
 	var paths []string
 	var syms *symbols.Resolver
 	for _, p := range profiles {
