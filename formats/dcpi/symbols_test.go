@@ -18,16 +18,21 @@ import (
 // (the image's path is the binary) with samples at every 4-byte address
 // of its .text where addr2line knows the line, and checks every row of
 // samples.csv and top.csv, read through a FUSE mount, against addr2line
-// -f -i -C.
+// -f -i -C (of the same code built without split DWARF for the builds
+// whose split units are packed in a .dwp, which README.txt names).
 func TestSymbolsMatchAddr2line(t *testing.T) {
-	for _, v := range []program.Variant{program.CXX, program.CXXLink} {
+	for _, v := range []program.Variant{program.CXX, program.CXXLink, program.CXXDWP, program.CXXDWP4} {
 		t.Run(string(v), func(t *testing.T) {
 			b := program.BuildT(t, v)
 			lo, hi, err := program.Text(b.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			addrs, frames, err := addr2line.Known(b.Path, lo, hi, 1)
+			oracle := b.Path
+			if v.Split() {
+				oracle = b.Full // addr2line reads no split line table; the same code without split DWARF
+			}
+			addrs, frames, err := addr2line.Known(oracle, lo, hi, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +71,8 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 					t.Errorf("%s: no row in inlined code", view)
 				}
 			}
-			if readme := string(testdata.ReadFS(t, os.DirFS(mnt), "README.txt")); !strings.Contains(readme, b.Path) {
+			if readme := string(testdata.ReadFS(t, os.DirFS(mnt), "README.txt")); !strings.Contains(readme, b.Path) ||
+				b.DWP != "" && !strings.Contains(readme, "from .dwp") {
 				t.Errorf("README.txt does not say where the symbols come from:\n%s", readme)
 			}
 			if errs := string(testdata.ReadFS(t, os.DirFS(mnt), "_errors.txt")); errs != "" {
