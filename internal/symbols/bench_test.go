@@ -1,6 +1,8 @@
 package symbols
 
 import (
+	"os"
+	"runtime"
 	"testing"
 
 	"github.com/hpcfs/hpcfs/testdata/addr2line"
@@ -58,4 +60,56 @@ func BenchmarkAddr2line200k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBinary times building the table of the binary named by
+// $HPCFS_BENCH_BINARY (say hpcfs itself, go build -ldflags=-compressdwarf=false)
+// and 200,000 lookups spread over its .text, in memory, spilled to the
+// index and with addr2line; it reports the heap the build left in use.
+func BenchmarkBinary(b *testing.B) {
+	path := os.Getenv("HPCFS_BENCH_BINARY")
+	if path == "" {
+		b.Skip("HPCFS_BENCH_BINARY names no binary")
+	}
+	lo, hi, err := program.Text(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	addrs := make([]uint64, 200000)
+	for i := range addrs {
+		addrs[i] = lo + uint64(i)*7919%(hi-lo)
+	}
+	// heap is the heap in use, collected.
+	heap := func() int64 {
+		var st runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&st)
+		return int64(st.HeapAlloc)
+	}
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			if err := NewResolver(nil, nil).Module(path).Err(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		r    func(b *testing.B) *Resolver
+	}{{"memory", func(*testing.B) *Resolver { return NewResolver(nil, nil) }}, {"spilled", func(b *testing.B) *Resolver { return spillResolver(b.TempDir()) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			before := heap()
+			m := c.r(b).Module(path)
+			lookups(b, m, addrs)
+			b.ReportMetric(float64(heap()-before)/(1<<20), "MB-held")
+			runtime.KeepAlive(m)
+		})
+	}
+	b.Run("addr2line", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := addr2line.Lookup(path, addrs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -19,6 +19,23 @@ func spillResolver(dir string) *Resolver {
 	return r
 }
 
+// TestSpillOverBudget checks that a table larger than the budget is
+// spilled though its DWARF is within the limit.
+func TestSpillOverBudget(t *testing.T) {
+	b := compile(t, program.CXX)
+	r := NewResolver(nil, nil)
+	r.SetBudget(1)
+	r.SetIndexDir(t.TempDir())
+	m := r.Module(b.Path)
+	addr := mainAddr(t, b.Path)
+	if got, want := m.Lookup(addr), NewResolver(nil, nil).Module(b.Path).Lookup(addr); !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("at %#x: %v, in memory %v", addr, got, want)
+	}
+	if _, ok := r.tables[m.key].t.(*spilled); !ok || !strings.Contains(m.Source(), "(spilled to the index)") {
+		t.Errorf("not spilled: %s", m.Source())
+	}
+}
+
 // TestSpill checks that a table over the DWARF limit is spilled to the
 // index and answers every address of .text as the in-memory table and
 // addr2line -f -i -C do; that a new resolver reads it back from the

@@ -318,7 +318,8 @@ func (m *Module) Lookup(addr uint64) []Frame {
 }
 
 // table gives m's table: held, else spilled to the index by an earlier
-// build, else built (and spilled when over the DWARF limit).
+// build, else built (and spilled when over the DWARF limit or when the
+// table alone is larger than the budget).
 func (m *Module) table() (store, error) {
 	file, err := m.File()
 	if err != nil {
@@ -349,7 +350,7 @@ func (m *Module) table() (store, error) {
 		m.buildErr = err
 		return nil, err
 	}
-	if over && spill != "" {
+	if (over || t.bytes() > r.budget) && spill != "" {
 		if err := writeSpill(spill, t, used); err == nil {
 			if s, used, err := openSpill(spill); err == nil {
 				r.used[m.key] = used
