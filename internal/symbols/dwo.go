@@ -51,10 +51,10 @@ func dwoName(cu *dwarf.Entry) string {
 // the .dwo file the unit names. It counts the bytes of the .dwo files
 // and the package read.
 type splitReader struct {
-	f      *elf.File
+	m      *mappedFile
 	path   string
-	info   sectionReader // the binary's .debug_info, for DWARF 5 dwo_ids
-	addr   []byte        // the binary's .debug_addr and .debug_ranges
+	info   []byte // the binary's .debug_info, for DWARF 5 dwo_ids
+	addr   []byte // the binary's .debug_addr and .debug_ranges
 	ranges []byte
 	loaded bool
 
@@ -64,8 +64,15 @@ type splitReader struct {
 	read     int64 // bytes of .dwo files and package read
 }
 
-func newSplitReader(f *elf.File, path string) *splitReader {
-	return &splitReader{f: f, path: path, info: sectionReader{s: f.Section(".debug_info")}}
+func newSplitReader(m *mappedFile, path string) *splitReader {
+	return &splitReader{m: m, path: path}
+}
+
+// close unmaps the package.
+func (sr *splitReader) close() {
+	if sr.pkg != nil {
+		sr.pkg.m.close()
+	}
 }
 
 // open reads the split unit of skeleton unit cu; fromDWP says it came
@@ -73,7 +80,8 @@ func newSplitReader(f *elf.File, path string) *splitReader {
 func (sr *splitReader) open(cu *dwarf.Entry) (u *splitUnit, fromDWP bool, err error) {
 	if !sr.loaded {
 		sr.loaded = true
-		sr.addr, sr.ranges = sectionData(sr.f, ".debug_addr"), sectionData(sr.f, ".debug_ranges")
+		sr.addr, sr.ranges = sr.m.section(".debug_addr"), sr.m.section(".debug_ranges")
+		sr.info = sr.m.section(".debug_info")
 	}
 	v4 := cu.Tag != dwarf.TagSkeletonUnit
 	if !sr.pkgTried {
@@ -108,14 +116,10 @@ func (sr *splitReader) dwoID(cu *dwarf.Entry, v4 bool) (uint64, bool) {
 		id, ok := cu.Val(attrGNUDWOID).(int64)
 		return uint64(id), ok
 	}
-	if cu.Offset < 8 {
+	if cu.Offset < 8 || int64(cu.Offset) > int64(len(sr.info)) {
 		return 0, false
 	}
-	b, err := sr.info.readAt(int64(cu.Offset)-8, 8)
-	if err != nil {
-		return 0, false
-	}
-	return sr.f.ByteOrder.Uint64(b), true
+	return sr.m.f.ByteOrder.Uint64(sr.info[cu.Offset-8:]), true
 }
 
 // readDWO reads the .dwo file cu names, relative to DW_AT_comp_dir,

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -109,6 +108,7 @@ func (x *unitIndex) contribution(sig uint64, id uint32) (off, size uint32, ok bo
 // (its size counts in the DWARF limit).
 type dwpPackage struct {
 	path  string
+	m     *mappedFile // unmapped when the table is built
 	index *unitIndex
 	secs  map[uint32][]byte // the package's sections by index column
 	str   []byte            // .debug_str.dwo, shared by every unit
@@ -134,30 +134,29 @@ func dwpPath(path string) string {
 	return ""
 }
 
-// openDWP reads the package at path.
+// openDWP maps the package at path.
 func openDWP(path string) (*dwpPackage, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s := f.Section(".debug_cu_index")
-	if s == nil {
+	m := mapELF(f, path)
+	b := m.section(".debug_cu_index")
+	if b == nil {
+		m.close()
 		return nil, errors.New(path + " has no .debug_cu_index")
-	}
-	b, err := s.Data()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	x, err := parseUnitIndex(b, f.ByteOrder)
 	if err != nil {
+		m.close()
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	p := &dwpPackage{path: path, index: x, secs: map[uint32][]byte{}, size: dwarfSize(f)}
+	p := &dwpPackage{path: path, m: m, index: x, secs: map[uint32][]byte{}, size: dwarfSize(f)}
 	for id, name := range dwpSections {
-		p.secs[id] = sectionData(f, name)
+		p.secs[id] = m.section(name)
 	}
-	p.str = sectionData(f, ".debug_str.dwo")
+	p.str = m.section(".debug_str.dwo")
 	return p, nil
 }
 
@@ -188,28 +187,6 @@ func sectionData(f *elf.File, name string) []byte {
 	}
 	b, _ := s.Data()
 	return b
-}
-
-// readAt reads n bytes at off of a section through a reader kept across
-// calls (a compressed section is decompressed once when read forward).
-type sectionReader struct {
-	s *elf.Section
-	r io.ReadSeeker
-}
-
-func (sr *sectionReader) readAt(off int64, n int) ([]byte, error) {
-	if sr.s == nil {
-		return nil, errors.New("no section")
-	}
-	if sr.r == nil {
-		sr.r = sr.s.Open()
-	}
-	if _, err := sr.r.Seek(off, io.SeekStart); err != nil {
-		return nil, err
-	}
-	b := make([]byte, n)
-	_, err := io.ReadFull(sr.r, b)
-	return b, err
 }
 
 // dwpSize is the size of the DWARF in the package of the binary at path

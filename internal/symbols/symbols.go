@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -491,6 +492,9 @@ func hasSymbols(f *elf.File) bool {
 // build makes m's table from its binary and debug file; a binary that
 // makes debug/dwarf panic is an error of its module.
 func (m *Module) build() (t *table, used []string, over bool, err error) {
+	// The DWARF is read from a memory map: a file truncated meanwhile
+	// faults, which is then a panic recovered here.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, fmt.Errorf("%s: malformed debug information: %v", m.file, p)

@@ -242,9 +242,14 @@ func (b *builder) addSymbols(f *elf.File) {
 // addDWARF adds the line tables and the function ranges of d, the DWARF
 // of the binary f at path; a skeleton unit's functions come from its
 // .dwo file (a .dwo that is missing or unreadable leaves them out).
-func (b *builder) addDWARF(d *dwarf.Data, f *elf.File, path string) error {
+func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 	r := d.Reader()
 	var sr *splitReader
+	defer func() {
+		if sr != nil {
+			sr.close()
+		}
+	}()
 	names := map[dwarf.Offset]int32{}
 	for {
 		cu, err := r.Next()
@@ -508,10 +513,12 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (
 			break // Module.note says so
 		}
 		b.dwarfBytes, b.maxDWARF, b.spill, b.over = dwarfSize(x), maxDWARF, spill, size > maxDWARF
-		d, err := x.DWARF()
+		mf := mapELF(x, xPath)
+		d, err := mf.dwarf()
 		if err == nil {
-			err = b.addDWARF(d, x, xPath)
+			err = b.addDWARF(d, mf, xPath)
 		}
+		mf.close()
 		if err != nil {
 			b = builder{}
 			used = append(used, "no DWARF ("+err.Error()+")")
