@@ -329,43 +329,58 @@ func (d *db) taxonomyFiles() []string {
 	return m
 }
 
-// taxonomyCSV lists the metric taxonomies of metrics/*.yaml: per
-// taxonomic metric and variant, the inclusive and exclusive formulas over
-// the summary statistics, named by their columns in profiles/summary.csv
-// (and cct.csv for the execution and function scopes).
-func (d *db) taxonomyCSV() ([]byte, error) {
-	m := d.model.get()
-	cols := map[hpcdb.TaxInput]string{}
-	for in, id := range m.taxInputs() {
-		cols[in] = m.summary[m.sumIdx[id]].column
-	}
-	name := func(in hpcdb.TaxInput) string {
-		if c, ok := cols[in]; ok {
-			return c
+// taxonomyTable is taxonomy.csv: the metric taxonomies of
+// metrics/*.yaml, per taxonomic metric and variant, the inclusive and
+// exclusive formulas over the summary statistics, named by their columns
+// in profiles/summary.csv (and cct.csv for the execution and function
+// scopes). A group of rows per file; a file that does not parse in full
+// keeps the rows read before the problem, which goes to _errors.txt under
+// the file's name, and the files after it follow.
+func (d *db) taxonomyTable() *render.Table {
+	return &render.Table{Columns: taxonomyColumns, Open: func(pos []byte) (render.Scanner, error) {
+		m := d.model.get()
+		cols := map[hpcdb.TaxInput]string{}
+		for in, id := range m.taxInputs() {
+			cols[in] = m.summary[m.sumIdx[id]].column
 		}
-		return "[" + in.Metric + " " + in.Scope + " " + in.Formula + " " + in.Combine + "]"
-	}
-	b := render.AppendCSVRow(nil, "file", "name", "variant", "formula_inc", "formula_exc", "description")
-	for _, p := range d.taxonomyFiles() {
-		rel, _ := filepath.Rel(d.dir, p)
-		ms, err := readTaxonomy(p, rel)
-		if err != nil {
-			d.src.Errors.Report(rel, err) // the rows read before the problem stay
-		}
-		for _, tm := range ms {
-			for _, v := range tm.Variants {
-				inc, exc := "", ""
-				if v.Inclusive != nil {
-					inc = v.Inclusive.Render(name)
-				}
-				if v.Exclusive != nil {
-					exc = v.Exclusive.Render(name)
-				}
-				b = render.AppendCSVRow(b, rel, tm.Path, v.Name, inc, exc, tm.Description)
+		name := func(in hpcdb.TaxInput) string {
+			if c, ok := cols[in]; ok {
+				return c
 			}
+			return "[" + in.Metric + " " + in.Scope + " " + in.Formula + " " + in.Combine + "]"
 		}
-	}
-	return b, nil
+		formula := func(r *render.Row, f *hpcdb.TaxFormula) *render.Row {
+			if f == nil {
+				return r.Empty()
+			}
+			return r.Str(f.Render(name))
+		}
+		files := d.taxonomyFiles()
+		return render.Groups(int64(len(files)), func(i int64) (int64, func(int64, *render.Row) error, error) {
+			rel, _ := filepath.Rel(d.dir, files[i])
+			ms, err := readTaxonomy(files[i], rel)
+			if err != nil {
+				d.src.Errors.Report(rel, err)
+			}
+			type variant struct{ m, v int }
+			var rows []variant
+			for k := range ms {
+				for v := range ms[k].Variants {
+					rows = append(rows, variant{k, v})
+				}
+			}
+			return int64(len(rows)), func(j int64, r *render.Row) error {
+				tm := &ms[rows[j].m]
+				v := &tm.Variants[rows[j].v]
+				formula(formula(r.Str(rel).Str(tm.Path).Str(v.Name), v.Inclusive), v.Exclusive).Str(tm.Description)
+				return nil
+			}, nil
+		})(pos)
+	}}
+}
+
+var taxonomyColumns = []render.Column{
+	{Name: "file"}, {Name: "name"}, {Name: "variant"}, {Name: "formula_inc"}, {Name: "formula_exc"}, {Name: "description"},
 }
 
 // metaHeaderText appends every section of meta.db to b.

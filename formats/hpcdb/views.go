@@ -34,7 +34,7 @@ func (d *db) buildViews() {
 		root.AddFile("contexts.csv", d.contextsTable().CSV())
 	}
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
-		root.AddFile("taxonomy.csv", render.Bytes(d.taxonomyCSV, rep("taxonomy.csv")))
+		root.AddFile("taxonomy.csv", d.taxonomyTable().SmallCSV(rep("taxonomy.csv")))
 		root.Add("taxonomy", d.taxonomyDir())
 	}
 	if d.profile != nil {
