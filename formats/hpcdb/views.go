@@ -42,7 +42,7 @@ func (d *db) buildViews() {
 	}
 	if d.trace != nil {
 		root.Add("traces", vfs.Lazy(d.traceEntries))
-		interchange.AddTraceViews(root, &traceSet{d: d}, rep)
+		interchange.AddTraceViews(root, &traceSet{d: d})
 	}
 	interchange.NewProfile(d.tree, "HPCToolkit database", []string{"hpcfs: HPCToolkit database " + d.dir}, rep).AddViews(root)
 }

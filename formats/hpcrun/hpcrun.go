@@ -174,7 +174,7 @@ func Open(path string) (*vfs.Source, error) {
 		}
 	}
 	if len(traced) > 0 {
-		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced}, m.src.Errors.Reporter)
+		interchange.AddTraceViews(root, &traceSet{m: m, profiles: traced})
 	}
 	m.src.AddInfo("profiles", len(files))
 	m.src.AddInfo("traces", len(traces))

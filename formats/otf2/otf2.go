@@ -153,7 +153,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, rep).AddViews(root)
-	interchange.AddTraceViews(root, &chromeTrace{t: t}, rep)
+	interchange.AddTraceViews(root, &chromeTrace{t: t})
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
 	return src, nil

@@ -181,9 +181,7 @@ func Open(dir string) (*vfs.Source, error) {
 	if d := t.describer(); d != nil {
 		root.AddFile("events-described.txt", render.Stream(&mergeGen{t: t, desc: d}, nil))
 	}
-	// Stream errors name their stream: reported as such, they are the
-	// same _errors.txt line as the thread's own views give.
-	interchange.AddTraceViews(root, &chromeTrace{t: t}, func(string) func(error) { return src.Errors.Reporter("ovni") })
+	interchange.AddTraceViews(root, &chromeTrace{t: t})
 	i := 0
 	for _, l := range tr.Looms {
 		ldir := root.AddDir("loom." + l.Name)
@@ -208,9 +206,8 @@ func Open(dir string) (*vfs.Source, error) {
 				th := t.threads[i]
 				i++
 				tdir := pdir.AddDir(threadNames[j])
-				where := th.Name()
-				tdir.AddFile("events.txt", render.Stream(&streamGen{th: th, csv: false}, src.Errors.Reporter(where)))
-				tdir.AddFile("events.csv", render.Stream(&streamGen{th: th, csv: true}, src.Errors.Reporter(where)))
+				tdir.AddFile("events.txt", render.Stream(&streamGen{th: th, csv: false}, nil))
+				tdir.AddFile("events.csv", render.Stream(&streamGen{th: th, csv: true}, nil))
 				if th.Layout >= ovni.LayoutV2 {
 					tdir.AddFile("header.txt", render.Bytes(th.header, nil))
 					if th.JSONPath != "" {

@@ -291,8 +291,30 @@ func TestBadInput(t *testing.T) {
 		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", at),
 		"loom.n/proc.2/metadata.json", "ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
 	)
-	if n := strings.Count(errs, "thread.2"); n != 1 {
-		t.Errorf("the truncated stream is reported %d times:\n%s", n, errs)
+	// The cut is one line naming the stream for the merged events.txt
+	// (whose other streams go on), and one for each view that ends there
+	// (trace.json, the thread's events.txt, ...), named by the view's path
+	// as every format's views are.
+	views := map[string]bool{}
+	for _, l := range src.Errors.Lines() {
+		if !strings.Contains(l, "thread.2") {
+			continue
+		}
+		view, _, _ := strings.Cut(l, ": ovni: ")
+		if view == l {
+			view = "events.txt (merged)"
+		} else if _, err := fs.Stat(fsys, view); err != nil {
+			t.Errorf("_errors.txt line %q does not name a view: %v", l, err)
+		}
+		if !strings.Contains(l, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d ", at)) {
+			t.Errorf("_errors.txt line %q does not place the cut", l)
+		}
+		views[view] = true
+	}
+	for _, v := range []string{"events.txt (merged)", "loom.n/proc.1/thread.2/events.txt", "loom.n/proc.1/thread.2/events.csv", "trace.json"} {
+		if !views[v] {
+			t.Errorf("the cut is not reported for %s:\n%s", v, errs)
+		}
 	}
 }
 

@@ -141,12 +141,13 @@ func pinned(fn func() ([]byte, error)) func() ([]byte, error) {
 // Options.WindowLimit). Tracks are asked for on first use only. Each view
 // is indexed under the key the tree binds it with (its path, the source's
 // inputs and the window limit), so that a second mount knows sizes and
-// checkpoints at once.
-func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error)) {
-	all := render.Stream(&traceGen{tr: tr, one: -1}, report("trace.json"))
+// checkpoints at once, and reports the data error that ends it to
+// _errors.txt under its path (the tree's Binding: no reporter is passed).
+func AddTraceViews(dir *vfs.Dir, tr Trace) {
+	all := render.Stream(&traceGen{tr: tr, one: -1}, nil)
 	dir.AddFile("trace.json", all)
-	dir.AddFile("trace.pftrace", render.Stream(&traceGen{tr: tr, one: -1, pf: true}, report("trace.pftrace")))
-	dir.Add("summary", summaryDir(tr, report))
+	dir.AddFile("trace.pftrace", render.Stream(&traceGen{tr: tr, one: -1, pf: true}, nil))
+	dir.Add("summary", summaryDir(tr))
 	dir.Add("trace", vfs.LazyOptions(func(o render.Options) []vfs.Entry {
 		tracks := tr.Tracks()
 		var names []string
@@ -168,7 +169,7 @@ func AddTraceViews(dir *vfs.Dir, tr Trace, report func(view string) func(error))
 				w := wins[(i-len(tracks))/2]
 				g = &traceGen{tr: tr, one: -1, win: w, pf: (i-len(tracks))%2 == 1}
 			}
-			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(g, report("trace/"+name)))})
+			out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(render.Stream(g, nil))})
 		}
 		return out
 	}))

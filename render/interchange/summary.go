@@ -361,13 +361,12 @@ func (s *summary) timeProfileTable() *render.Table {
 	return t
 }
 
-// summaryDir is summary/ of a trace.
-func summaryDir(tr Trace, report func(view string) func(error)) *vfs.Dir {
+// summaryDir is summary/ of a trace; its tables report through their
+// Binding.
+func summaryDir(tr Trace) *vfs.Dir {
 	s := &summary{tr: tr}
 	dir := vfs.NewDir()
-	regions, bins := s.regionsTable(), s.timeProfileTable()
-	regions.OnDataError, bins.OnDataError = report("summary/regions.csv"), report("summary/time-profile.csv")
-	dir.AddFile("regions.csv", regions.CSV())
-	dir.AddFile("time-profile.csv", bins.CSV())
+	dir.AddFile("regions.csv", s.regionsTable().CSV())
+	dir.AddFile("time-profile.csv", s.timeProfileTable().CSV())
 	return dir
 }
