@@ -32,6 +32,9 @@ type skippedEntry struct{ rel, reason string }
 // openFolder scans the directory at path for sources, subfolders included,
 // and mounts each at its relative path. It returns nil when none is found.
 func openFolder(path string) *vfs.Source {
+	// The folder's own files (raw/) are its inputs; each source in it
+	// watches its own.
+	inputs := vfs.NewInputs(path)
 	sc := &folderScan{root: path}
 	if !sc.scan("", 0) || len(sc.subs) == 0 {
 		for _, s := range sc.subs {
@@ -40,6 +43,7 @@ func openFolder(path string) *vfs.Source {
 		return nil
 	}
 	src := vfs.NewSource("folder", vfs.Count(len(sc.subs), "source"), path)
+	src.Watch(inputs)
 	src.Summary = "a folder of " + vfs.Count(len(sc.subs), "source")
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %s, each at its path in the folder:\n\n",

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
 )
 
 // Bytes returns a View of a small file rendered whole by fn on first use.
@@ -147,19 +146,21 @@ func (l *Log) ReadAt(p []byte, off int64) (int, error) {
 
 func (l *Log) Volatile() bool { return true }
 
-// Passthrough returns a View of a file on disk, byte for byte. It opens the
-// file on first use and fails reads with ErrChanged when the file's size or
-// modification time differ from what was seen first.
+// Passthrough returns a View of a file on disk, byte for byte, opened on
+// first use and as large as it was then. Whether the file changed since is
+// the source's one input check (vfs's Inputs, on every open and read of a
+// view of the source), not the view's: raw/ files are among the source's
+// inputs. A read that comes up short of that size (the file shrank) fails
+// with ErrChanged rather than return fewer bytes than the size promised.
 func Passthrough(path string) View { return &passthrough{path: path} }
 
 type passthrough struct {
 	path string
 
-	once  sync.Once
-	f     *os.File
-	size  int64
-	mtime time.Time
-	err   error
+	once sync.Once
+	f    *os.File
+	size int64
+	err  error
 }
 
 func (v *passthrough) open() error {
@@ -175,7 +176,7 @@ func (v *passthrough) open() error {
 			v.err = err
 			return
 		}
-		v.f, v.size, v.mtime = f, fi.Size(), fi.ModTime()
+		v.f, v.size = f, fi.Size()
 	})
 	return v.err
 }
@@ -191,21 +192,19 @@ func (v *passthrough) ReadAt(p []byte, off int64) (int, error) {
 	if err := v.open(); err != nil {
 		return 0, err
 	}
-	if fi, err := v.f.Stat(); err != nil {
-		return 0, err
-	} else if fi.Size() != v.size || !fi.ModTime().Equal(v.mtime) {
-		return 0, fmt.Errorf("%s: %w", v.path, ErrChanged)
-	}
 	if off >= v.size {
 		return 0, io.EOF
 	}
-	if int64(len(p)) > v.size-off {
-		p = p[:v.size-off]
-		n, err := v.f.ReadAt(p, off)
-		if err == nil {
-			err = io.EOF
+	want := min(int64(len(p)), v.size-off)
+	n, err := v.f.ReadAt(p[:want], off)
+	if int64(n) < want {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("%s: %w (it ends before its size %d)", v.path, ErrChanged, v.size)
 		}
 		return n, err
 	}
-	return v.f.ReadAt(p, off)
+	if want < int64(len(p)) {
+		return n, io.EOF
+	}
+	return n, nil
 }
