@@ -110,6 +110,7 @@ type cctScan struct {
 	n     hpcrun.Node
 	vals  []int // column -> metric index in this epoch, -1 for none
 	buf   []byte
+	mods  moduleCache
 }
 
 func (s *cctScan) Pos() []byte {
@@ -167,7 +168,7 @@ func (s *cctScan) Scan(row *render.Row) error {
 		leaf = 1
 	}
 	row.Uint(uint64(s.epoch)).Uint(uint64(n.AbsID())).Uint(uint64(n.Parent)).Uint(uint64(ea.depth.get(i))).Uint(leaf)
-	s.p.frameCells(row, e, s.cols.lmNames[s.epoch], n.LMID, n.IP, inner)
+	s.p.frameCells(row, &s.mods, e, s.cols.lmNames[s.epoch], n.LMID, n.IP, inner)
 	if s.cols.lush {
 		if e.LogicalUnwind() {
 			s.buf = appendAssoc(s.buf[:0], n.Assoc)

@@ -149,6 +149,7 @@ type traceScan struct {
 	samples []hpcrun.Sample
 	buf     []hpcrun.Sample // read ahead: samples next, next+1, ...
 	loc     []byte
+	mods    moduleCache
 }
 
 func (s *traceScan) Pos() []byte { return (&render.StateWriter{}).Uint(uint64(s.next)).Bytes() }
@@ -192,7 +193,7 @@ func (s *traceScan) Scan(row *render.Row) error {
 	}
 	row.Uint(uint64(smp.NodeID))
 	if ok {
-		s.p.frameCells(row, s.l.e, s.l.names, s.l.lm[k], s.l.ip[k], false)
+		s.p.frameCells(row, &s.mods, s.l.e, s.l.names, s.l.lm[k], s.l.ip[k], false)
 	} else {
 		row.Empty().Empty().Empty()
 		symbols.Cells(row, nil)
