@@ -179,15 +179,43 @@ func (c *lru) insert(k segmentKey, data []byte, pooled bool, refs int) *lruEntry
 		ent.gone = true // never cached: done lets it go
 		return ent
 	}
+	if c.large(len(data)) {
+		// One large segment at a time (an ovni jumbo line's, MBs): the
+		// one a sequential reader left is garbage to it, and two of them
+		// were half the live heap of a mount reading a view after them.
+		for e := c.order.Front(); e != nil; {
+			next := e.Next()
+			if c.large(len(e.Value.(*lruEntry).data)) {
+				c.evict(e)
+			}
+			e = next
+		}
+	}
 	c.entries[k] = c.order.PushFront(ent)
 	c.used += len(data)
 	for c.used > c.budget {
-		e := c.order.Back()
-		old := e.Value.(*lruEntry)
-		c.order.Remove(e)
-		delete(c.entries, old.key)
-		c.used -= len(old.data)
-		c.recycle(old)
+		c.evict(c.order.Back())
 	}
 	return ent
+}
+
+// dropLarge evicts the entry if it is a large one still cached.
+func (c *lru) dropLarge(ent *lruEntry) {
+	c.mu.Lock()
+	if e, ok := c.entries[ent.key]; ok && e.Value == ent && c.large(len(ent.data)) {
+		c.evict(e)
+	}
+	c.mu.Unlock()
+}
+
+// large tells a segment of which the cache keeps one at a time.
+func (c *lru) large(n int) bool { return n > c.budget/4 }
+
+// evict removes an entry. Called with c.mu held.
+func (c *lru) evict(e *list.Element) {
+	old := e.Value.(*lruEntry)
+	c.order.Remove(e)
+	delete(c.entries, old.key)
+	c.used -= len(old.data)
+	c.recycle(old)
 }

@@ -30,3 +30,36 @@ func TestHeldSegmentNotReused(t *testing.T) {
 		t.Errorf("%d spare buffers, want 1 (segment 1's)", len(c.spare))
 	}
 }
+
+// TestOneLargeSegment: the cache keeps one segment over a quarter of its
+// budget (an ovni jumbo line's) at a time, beside the small ones, and
+// drops it once read to its end.
+func TestOneLargeSegment(t *testing.T) {
+	c := newLRU(100)
+	c.put(segmentKey{"v", 0}, make([]byte, 10))
+	c.put(segmentKey{"v", 1}, make([]byte, 30))
+	c.put(segmentKey{"v", 2}, make([]byte, 40)) // evicts segment 1, not 0
+	for seg, want := range []bool{true, false, true} {
+		if _, ok := c.get(segmentKey{"v", seg}); ok != want {
+			t.Errorf("segment %d cached: %v, want %v", seg, ok, want)
+		}
+	}
+	held := c.putHeld(segmentKey{"v", 3}, make([]byte, 5))
+	c.dropLarge(held) // small: stays
+	if _, ok := c.get(segmentKey{"v", 3}); !ok {
+		t.Error("a small segment was dropped")
+	}
+	c.done(held)
+	e, ok := c.acquire(segmentKey{"v", 2})
+	if !ok {
+		t.Fatal("segment 2 gone")
+	}
+	c.done(e)
+	c.dropLarge(e)
+	if _, ok := c.get(segmentKey{"v", 2}); ok {
+		t.Error("a large segment read to its end is still cached")
+	}
+	if c.used != 15 {
+		t.Errorf("used %d bytes, want 15", c.used)
+	}
+}

@@ -48,7 +48,7 @@ func (r *cursorReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n := copy(p, r.buf[:min(int64(len(r.buf)), r.left)])
-	r.buf, r.left = r.buf[n:], r.left-int64(n)
+	r.take(n)
 	return n, nil
 }
 
@@ -64,9 +64,25 @@ func (r *cursorReader) ReadSlice(delim byte) ([]byte, error) {
 	if i := bytes.IndexByte(b, delim); i >= 0 {
 		b = b[:i+1]
 	}
-	r.buf, r.left = r.buf[len(b):], r.left-int64(len(b))
+	r.take(len(b))
 	return b, nil
 }
+
+// take consumes n bytes of buf. A long record's store (an ovni jumbo
+// line, MBs) is let go as soon as it is all handed out, not when the
+// next records are rendered: a ReadSlice caller (a Parquet twin) encodes
+// the record meanwhile, and its slice stays valid, as nothing renders
+// into that store again.
+func (r *cursorReader) take(n int) {
+	r.buf, r.left = r.buf[n:], r.left-int64(n)
+	if len(r.buf) == 0 && cap(r.store) > longRecord {
+		r.store, r.buf = nil, nil
+	}
+}
+
+// longRecord is the capacity above which a cursorReader does not keep its
+// store for the next records.
+const longRecord = 1 << 20
 
 // Peek returns the next byte without reading it (n is 1: a ReadSlice
 // reader's look past a '\r').
@@ -83,8 +99,8 @@ func (r *cursorReader) fill() error {
 		if r.err != nil || r.left <= 0 {
 			return io.EOF
 		}
-		if cap(r.store) > 1<<20 {
-			r.store = nil // a long record's (an ovni jumbo line): not kept for the short ones after it
+		if cap(r.store) > longRecord {
+			r.store = nil // a long record skipped whole: not kept for the short ones after it
 		}
 		var err error
 		r.store, err = r.c.Next(r.store[:0])

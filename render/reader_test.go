@@ -41,3 +41,29 @@ func TestNewReader(t *testing.T) {
 		t.Errorf("static view from 1: %q %v", b, err)
 	}
 }
+
+// TestReaderLetsLongRecordGo: a record longer than longRecord (an ovni
+// jumbo line) is not kept by the reader once handed out whole, and the
+// slice ReadSlice gave stays the record's after the next read.
+func TestReaderLetsLongRecordGo(t *testing.T) {
+	g := &bigRecords{n: 3, size: 2 << 20}
+	r, err := NewReader(Stream(g, nil), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := r.(*cursorReader)
+	first, err := cr.ReadSlice('\n')
+	if err != nil || len(first) != g.size {
+		t.Fatalf("first record: %d bytes, %v", len(first), err)
+	}
+	if cr.store != nil {
+		t.Errorf("the reader keeps the %d-byte record it handed out", cap(cr.store))
+	}
+	second, err := cr.ReadSlice('\n')
+	if err != nil || len(second) != g.size || second[0] != 'b' {
+		t.Fatalf("second record: %d bytes, %v", len(second), err)
+	}
+	if first[0] != 'a' || first[len(first)-2] != 'a' {
+		t.Error("the first record's slice was overwritten by the second")
+	}
+}

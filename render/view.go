@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -318,6 +319,9 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 		segments.done(held)
 		n += k
 		off += int64(k)
+		if off == start+int64(len(held.data)) {
+			segments.dropLarge(held) // read to its end: the next is what a reader wants
+		}
 		if off >= half {
 			s.prefetch(l, seg+1)
 			s.prefetch(l, seg+2)
@@ -412,6 +416,14 @@ func (s *stream) segment(l *layout, seg int) (*lruEntry, int64, error) {
 			<-wait // another reader or a prefetch is rendering it
 		}
 	}
+	if segments.large(int(min(end-start, math.MaxInt32))) {
+		// One large segment renders at a time: the kernel reads ahead in
+		// parallel, and two ovni jumbo lines rendered at once (MBs each,
+		// with their payloads and growing buffers) took a mount past its
+		// memory budget.
+		largeRender.Lock()
+		defer largeRender.Unlock()
+	}
 	data, err := s.renderSegment(cps, end, s.verifier(l))
 	if err != nil {
 		segments.release(key)
@@ -419,6 +431,9 @@ func (s *stream) segment(l *layout, seg int) (*lruEntry, int64, error) {
 	}
 	return segments.putHeld(key, data), start, nil
 }
+
+// largeRender is held while a large segment renders.
+var largeRender sync.Mutex
 
 // errDisagrees is a segment that renders otherwise than its checkpoints
 // say: the input changed, or the checkpoints came from a bad index.

@@ -114,7 +114,6 @@ type Reader struct {
 	buf    []byte // input from bufOff
 	bufOff int64
 	bufCap int
-	big    []byte // jumbo payloads that do not fit buf
 }
 
 // NewReader returns a reader positioned at off (an event boundary, or 0 /
@@ -200,8 +199,7 @@ func (r *Reader) Next(ev *Event) error {
 			if err != nil {
 				return r.s.errorf(r.off, decode.ErrTruncated, "jumbo data: %v", err)
 			}
-			r.big = big
-			ev.Payload = big
+			ev.Payload = big // not kept here: the caller's until its next event
 		}
 		r.off += total
 		return nil

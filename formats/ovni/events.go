@@ -276,6 +276,7 @@ func (c *streamCursor) Next(dst []byte) ([]byte, error) {
 		}
 		c.last = int64(c.ev.Clock)
 	}
+	c.ev.Payload = nil // a jumbo payload is not held until the next call
 	return dst, nil
 }
 

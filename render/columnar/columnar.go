@@ -435,7 +435,10 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 			}
 			var err error
 			if buf, ends, err = r.read(buf, ends[:0]); err == errPast {
-				full = true // the next row starts the next group
+				// The next row starts the next group, which reads it
+				// again: the reader, which holds it rendered (a jumbo
+				// line, MBs), goes before this group is encoded.
+				full, r = true, nil
 				break
 			}
 			if err != nil {
