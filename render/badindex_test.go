@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,10 +13,12 @@ import (
 )
 
 // TestBadIndexRebuilt damages the on-disk index of a view in every way a
-// field can be wrong (with the checksum mended, as a hostile or buggy
-// writer would, and without): the view still has its true size and
-// bytes, the bad index is reported once and replaced by a good one, and
-// nothing allocates from the damaged fields.
+// field can be wrong (the seal kept; resealed by a forger who knows the
+// format but not the directory's key, as a careless tool mending a
+// checksum would; resealed with the key, as a buggy writer would): the
+// view still has its true size and bytes, the bad index is reported once
+// and replaced by a good one, and nothing allocates from the damaged
+// fields. Only the last can reach a read.
 func TestBadIndexRebuilt(t *testing.T) {
 	const n = 100000
 	want := reference(n)
@@ -44,17 +45,15 @@ func TestBadIndexRebuilt(t *testing.T) {
 		"offset-minus-1": func(b []byte) { le.PutUint64(b[cp1:], le.Uint64(b[cp1:])-1) },
 		"step-huge":      func(b []byte) { le.PutUint64(b[len(b)-8:], 1<<62) },
 	}
-	// What a forged index (checksum mended) can hold that only a read of
-	// the segment shows: a size or offset moved within the bounds the
-	// layout has (checkpoints 64 KiB to 64 KiB+step apart, the end within
-	// 64 KiB+step of the last), and a state that decodes.
+	// What an index sealed with the key can hold that only a read of the
+	// segment shows: a size or offset moved within the bounds the layout
+	// has (checkpoints 64 KiB to 64 KiB+step apart, the end within 64
+	// KiB+step of the last), and a state that decodes.
 	afterLoad := map[string]bool{"size-minus-1": true, "size-plus-100": true, "offset-shifted": true, "offset-minus-1": true, "state-garbage": true}
+	foreign := make([]byte, keySize)
 	for name, damage := range damages {
-		for _, mend := range []bool{true, false} {
-			label := name
-			if !mend {
-				label += "/checksum-kept"
-			}
+		for _, mend := range []string{"seal-kept", "foreign-key", "true-key"} {
+			label := name + "/" + mend
 			t.Run(label, func(t *testing.T) {
 				dir := t.TempDir()
 				first := &codecLines{lines{n: n, failAt: -1}}
@@ -66,10 +65,13 @@ func TestBadIndexRebuilt(t *testing.T) {
 					t.Fatalf("%d index files", len(files))
 				}
 				b, _ := os.ReadFile(files[0])
-				body := b[:len(b)-4]
+				body := b[:len(b)-sealSize]
 				damage(body)
-				if mend {
-					le.PutUint32(b[len(body):], crc32.ChecksumIEEE(body))
+				switch mend {
+				case "foreign-key":
+					copy(b[len(body):], sealOf(foreign, body))
+				case "true-key":
+					copy(b[len(body):], sealOf(sealKey(dir), body))
 				}
 				os.WriteFile(files[0], b, 0o644)
 
@@ -89,7 +91,7 @@ func TestBadIndexRebuilt(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !mend || !afterLoad[name] {
+				if mend != "true-key" || !afterLoad[name] {
 					if size != int64(len(want)) || len(reported) != 1 {
 						t.Errorf("at load: size %d (want %d), reported %q", size, len(want), reported)
 					}
@@ -127,4 +129,39 @@ func TestRenderSegmentChecksCheckpoints(t *testing.T) {
 	if _, err := s.renderSegment(cps, 20, nil); !errors.Is(err, errDisagrees) || !errors.Is(err, ErrChanged) {
 		t.Fatalf("renderSegment: %v, want errDisagrees", err)
 	}
+}
+
+// FuzzLoadIndex: any bytes sealed with the directory's key (what only a
+// buggy writer or a forger with the key can leave) load without a panic
+// and without allocating beyond their length, or are rejected; unsealed,
+// they are always rejected.
+func FuzzLoadIndex(f *testing.F) {
+	dir := f.TempDir()
+	v := indexedView(&codecLines{lines{n: 20000, failAt: -1}}, dir, "fuzz/seed", nil)
+	if _, err := v.Size(); err != nil {
+		f.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.idx"))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(b[:len(b)-sealSize])
+	}
+	f.Add([]byte{})
+	path := filepath.Join(dir, "fuzz.idx")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		codec := &codecLines{lines{n: 20000, failAt: -1}}
+		os.WriteFile(path, body, 0o644)
+		if _, _, err := loadIndex(path, codec); err == nil && len(body) > 0 {
+			t.Fatal("an unsealed index loaded")
+		}
+		sealed, err := seal(path, append([]byte(nil), body...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(path, sealed, 0o644)
+		size, cps, err := loadIndex(path, codec)
+		if err == nil && (size < 0 || len(cps) == 0 || cps[0].off != 0 || len(cps) > len(body)) {
+			t.Fatalf("loaded size %d with %d checkpoints from %d bytes", size, len(cps), len(body))
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,7 +30,7 @@ func DefaultIndexDir() string {
 }
 
 // indexVersion changes whenever the index layout changes.
-const indexVersion = "hpcfs-index-3"
+const indexVersion = "hpcfs-index-4"
 
 // buildKey identifies the running program (its file's path, size and
 // modification time), so that an index written by one build of hpcfs is
@@ -88,7 +87,7 @@ func IsStream(v View) bool {
 func IndexFile(dir, key string) string { return indexPath(dir, key) }
 
 func indexPath(dir, key string) string {
-	if dir == "" || key == "" || buildKey == "" {
+	if dir == "" || key == "" || buildKey == "" || sealKey(dir) == nil {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(indexVersion + "\x00" + buildKey + "\x00" + key))
@@ -103,14 +102,16 @@ var errBadIndex = errors.New("bad on-disk index")
 // (uint32), each checkpoint's output offset (int64), state length
 // (uint32) and encoded state, the step (int64: the most bytes one call of
 // the view's cursor gave while it was measured), all little-endian, then
-// the CRC-32 of all that. It is input like any other file: loadIndex
-// checks every field against the rest before anything is allocated from
-// it, and the layout against the way measuring places checkpoints: the
-// first at 0, each next one at least checkpointEvery and less than
-// checkpointEvery+step after it, the end less than checkpointEvery+step
-// after the last, the step no more than the size. A size or offset
-// rewritten (checksum mended) within those bounds is found by the first
-// read of its segment, which renders otherwise.
+// the seal of all that (seal.go): an index that hpcfs did not write under
+// its directory's key is thrown away here, whatever it holds. It is input
+// like any other file all the same: loadIndex checks every field against
+// the rest before anything is allocated from it, and the layout against
+// the way measuring places checkpoints: the first at 0, each next one at
+// least checkpointEvery and less than checkpointEvery+step after it, the
+// end less than checkpointEvery+step after the last, the step no more
+// than the size. A size or offset rewritten within those bounds by one
+// who holds the key is found by the first read of its segment, which
+// renders otherwise.
 func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -119,12 +120,12 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	bad := func(format string, args ...any) (int64, []checkpoint, error) {
 		return 0, nil, fmt.Errorf(format, args...)
 	}
-	if len(data) < 24 {
-		return bad("%d bytes, too short", len(data))
+	body, err := unseal(path, data)
+	if err != nil {
+		return bad("%d bytes: %v", len(data), err)
 	}
-	body := data[:len(data)-4]
-	if sum := binary.LittleEndian.Uint32(data[len(body):]); sum != crc32.ChecksumIEEE(body) {
-		return bad("checksum %#x does not match the contents", sum)
+	if len(body) < 20 {
+		return bad("%d bytes, too short", len(data))
 	}
 	size := int64(binary.LittleEndian.Uint64(body))
 	n := binary.LittleEndian.Uint32(body[8:])
@@ -189,7 +190,10 @@ func saveIndex(path string, codec StateCodec, size, step int64, cps []checkpoint
 		b = append(b, enc...)
 	}
 	b = binary.LittleEndian.AppendUint64(b, uint64(step))
-	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	b, err := seal(path, b)
+	if err != nil {
+		return err
+	}
 	return writeAtomic(path, b)
 }
 

@@ -1,9 +1,8 @@
 package render
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 )
 
@@ -13,19 +12,23 @@ import (
 // again. It lives under the view's index key (Binding.Key: the format,
 // the view's path and the identity of the source's inputs) and the
 // running build, as indexes do; the zero value (no index) keeps nothing.
-type Saved struct{ path string }
+type Saved struct {
+	path   string
+	report func(error) // the binding's: nil drops the error
+}
 
 // SavedFor is the saved result called name of the view bound with b.
 func SavedFor(b Binding, name string) Saved {
 	if b.Key == "" {
 		return Saved{}
 	}
-	return Saved{indexPath(b.Options.IndexDir, b.Key+"\x00saved\x00"+name)}
+	return Saved{indexPath(b.Options.IndexDir, b.Key+"\x00saved\x00"+name), b.Report}
 }
 
 // Load returns the bytes stored by Store, nil when there are none or
-// they fail their checksum (a damaged file is removed; the result is
-// computed again). The caller still checks every field it decodes.
+// their seal does not match (a damaged or forged file is removed and
+// reported; the result is computed again). The caller still checks every
+// field it decodes.
 func (s Saved) Load() []byte {
 	if s.path == "" {
 		return nil
@@ -34,28 +37,37 @@ func (s Saved) Load() []byte {
 	if err != nil {
 		return nil
 	}
-	if len(b) < 4 || binary.LittleEndian.Uint32(b[len(b)-4:]) != crc32.ChecksumIEEE(b[:len(b)-4]) {
-		os.Remove(s.path)
+	if b, err = unseal(s.path, b); err != nil {
+		s.discard(err)
 		return nil
 	}
-	return b[:len(b)-4]
+	return b
 }
 
-// Store keeps b, with its checksum, for the next Load.
+// Store keeps b, sealed, for the next Load.
 func (s Saved) Store(b []byte) error {
 	if s.path == "" {
 		return nil
 	}
-	b = binary.LittleEndian.AppendUint32(append([]byte(nil), b...), crc32.ChecksumIEEE(b))
-	if err := writeAtomic(s.path, b); err != nil {
+	b, err := seal(s.path, append([]byte(nil), b...))
+	if err == nil {
+		err = writeAtomic(s.path, b)
+	}
+	if err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)
 	}
 	return nil
 }
 
 // Discard removes the saved bytes (Load found them inconsistent).
-func (s Saved) Discard() {
-	if s.path != "" {
-		os.Remove(s.path)
+func (s Saved) Discard() { s.discard(errors.New("its fields do not hold together")) }
+
+func (s Saved) discard(why error) {
+	if s.path == "" {
+		return
+	}
+	os.Remove(s.path)
+	if s.report != nil {
+		s.report(fmt.Errorf("%w %s: %v; removed, computed again", errBadIndex, s.path, why))
 	}
 }

@@ -446,9 +446,10 @@ var errDisagrees = fmt.Errorf("%w: a segment renders otherwise than it was sized
 func (s *stream) renderSegment(cps []checkpoint, end int64, codec StateCodec) ([]byte, error) {
 	// The first checkpoint's state is used as stored, also at offset 0:
 	// some views keep there what would cost a whole pass over the input to
-	// remake (a Parquet twin's plan and footer). Accidental damage is
-	// caught by the index's checksum; a state forged with a mended
-	// checksum is caught at the next checkpoint when it changes the state.
+	// remake (a Parquet twin's plan and footer). Damage, and forgery by
+	// one without the key, fail the index's seal at load; a state forged
+	// by one with it is caught at the next checkpoint when it changes the
+	// state.
 	c, err := s.gen.Start(cps[0].state)
 	if err != nil {
 		if IsDataError(err) {

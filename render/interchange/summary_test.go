@@ -129,8 +129,8 @@ func summaryViews(tr Trace, dir string) [2]render.View {
 
 // TestSummarySaved: a second mount of the same trace serves summary/ from
 // the sums the first one saved beside the index, without reading a track,
-// byte for byte as the first; a damaged saved file is found by its
-// checksum and the sums are made again.
+// byte for byte as the first; a damaged saved file fails its seal, is
+// reported and the sums are made again.
 func TestSummarySaved(t *testing.T) {
 	tr := &listTrace{events: [][]Event{
 		{x("B", 10, 30), x("C", 40, 60), x("A", 0, 100)},
@@ -162,8 +162,8 @@ func TestSummarySaved(t *testing.T) {
 	if got := readAll(t, v); string(got) != string(want[0]) {
 		t.Errorf("regions.csv after damage:\n%s\nwant:\n%s", got, want[0])
 	}
-	if len(reported) != 1 { // the damaged index; the saved sums are made again silently
-		t.Errorf("reported %v, want the damaged index once", reported)
+	if len(reported) != 2 || !strings.Contains(reported[0].Error(), "bad on-disk index") || !strings.Contains(reported[1].Error(), "bad on-disk index") {
+		t.Errorf("reported %v, want the damaged index and the damaged saved sums, once each", reported)
 	}
 }
 
