@@ -56,6 +56,9 @@ type EventReader struct {
 	attrs []Attr
 	specs *[256]*recordSpec
 	raw   bool // no clock correction (snapshots: the reference reader applies none)
+	// general makes Next read every record through the general path
+	// (tests compare it with the fast one).
+	general bool
 }
 
 // NewEventReaderAt reads location l's event file from r, of size bytes.
@@ -142,7 +145,7 @@ func (r *EventReader) Err() error { return r.c.err }
 func (r *EventReader) Next(ev *Event) bool {
 	c := r.c
 	r.attrs = r.attrs[:0]
-	if r.fastEvent(ev) {
+	if !r.general && r.fastEvent(ev) {
 		return true
 	}
 	for {
@@ -202,57 +205,123 @@ func (r *EventReader) Next(ev *Event) bool {
 	}
 }
 
-// fastEvent decodes the most common pair of records straight from the
-// window, when all their bytes are in it: a timestamp and a singleton
-// event of one compressed 32-bit field (ENTER, LEAVE), with no attribute
-// list. Next's general path reads the same bytes through a dozen bounds
-// checks; false leaves everything as it was, for that path.
+// fastEvent decodes the most common records straight from the window,
+// when all their bytes are in it: a singleton event of one compressed
+// 32-bit field (ENTER, LEAVE) or a METRIC event, each after an optional
+// timestamp, with no attribute list. Next's general path reads the same
+// bytes through bounds checks and calls for every field; false leaves
+// everything as it was, for that path (which also reports damage).
 func (r *EventReader) fastEvent(ev *Event) bool {
 	c := r.c
 	i := c.pos - c.lo
-	if c.err != nil || c.eof || c.chunkOff < 0 || i < 0 || i+15 > len(c.buf) || c.buf[i] != bufTimestamp {
+	if c.err != nil || c.eof || c.chunkOff < 0 || i < 0 || i+15 > len(c.buf) {
 		return false
 	}
-	b := c.buf[i : i+15]
-	spec := r.specs[b[9]]
-	if spec == nil || !spec.Singleton || spec.Fields[0].Kind != kCU32 {
-		return false
-	}
-	var v uint64
-	n := 11 // timestamp record, type byte, size byte
-	switch k := int(b[10]); {
-	case k == 0xff:
-		v = math.MaxUint32
-	case k > 4:
-		return false
-	case c.big:
-		for _, x := range b[11 : 11+k] {
-			v = v<<8 | uint64(x)
+	b := c.buf[i:]
+	t, at := r.time, 0
+	if b[0] == bufTimestamp {
+		if c.big {
+			t = binary.BigEndian.Uint64(b[1:9])
+		} else {
+			t = binary.LittleEndian.Uint64(b[1:9])
 		}
-		n += k
-	default:
-		for j := 10 + k; j > 10; j-- {
-			v = v<<8 | uint64(b[j])
-		}
-		n += k
+		at = 9
 	}
-	var t uint64
-	if c.big {
-		t = binary.BigEndian.Uint64(b[1:9])
-	} else {
-		t = binary.LittleEndian.Uint64(b[1:9])
+	spec := r.specs[b[at]]
+	if spec == nil {
+		return false
 	}
-	r.time = t
-	ev.spec, ev.Off, ev.RawTime, ev.Time = spec, c.offset()+9, t, r.correct(t)
 	if cap(ev.Vals) < maxEventFields {
 		ev.Vals = make([]uint64, maxEventFields)
 	}
-	ev.Vals = ev.Vals[:1]
-	ev.Vals[0] = r.mapped(&spec.Fields[0], v)
-	ev.Arr[0], ev.Arr[1], ev.Attrs = ev.Arr[0][:0], ev.Arr[1][:0], ev.Attrs[:0]
-	c.pos += n
+	ev.Arr[0], ev.Arr[1] = ev.Arr[0][:0], ev.Arr[1][:0]
+	var end int
+	switch {
+	case spec.Singleton && spec.Fields[0].Kind == kCU32:
+		v, n := fastCompressed(b[at+1:at+6], 4, c.big) // at+6 <= 15
+		if n == 0 {
+			return false
+		}
+		ev.Vals = ev.Vals[:1]
+		ev.Vals[0] = r.mapped(&spec.Fields[0], v)
+		end = at + 1 + n
+	case spec == eventSpecs[metricID] && r.specs == &eventSpecs:
+		n, ok := r.fastMetric(b[at+1:], spec, ev)
+		if !ok {
+			return false
+		}
+		end = at + 1 + n
+	default:
+		return false
+	}
+	r.time = t
+	ev.spec, ev.Off, ev.RawTime, ev.Time = spec, c.offset()+int64(at), t, r.correct(t)
+	ev.Attrs = ev.Attrs[:0]
+	c.pos += end
 	c.end = c.pos
 	return true
+}
+
+// metricID is the METRIC event's record type.
+const metricID = 31
+
+// fastMetric decodes a METRIC event's record after its type byte from b
+// (metric, count, then a type and a value per member) into ev; it returns
+// the record's length, or false when it is not whole in b, is long, or is
+// malformed.
+func (r *EventReader) fastMetric(b []byte, spec *recordSpec, ev *Event) (int, bool) {
+	if len(b) < 1 || b[0] == 0xff || 1+int(b[0]) > len(b) {
+		return 0, false
+	}
+	rec := b[1 : 1+b[0]]
+	metric, n := fastCompressed(rec, 4, r.c.big)
+	if n == 0 || n >= len(rec) {
+		return 0, false
+	}
+	count := int(rec[n])
+	rec = rec[n+1:]
+	for range count {
+		if len(rec) < 2 {
+			return 0, false
+		}
+		v, k := fastCompressed(rec[1:], 8, r.c.big)
+		if k == 0 {
+			return 0, false
+		}
+		ev.Arr[0], ev.Arr[1] = append(ev.Arr[0], uint64(rec[0])), append(ev.Arr[1], v)
+		rec = rec[1+k:]
+	}
+	ev.Vals = ev.Vals[:2]
+	ev.Vals[0], ev.Vals[1] = r.mapped(&spec.Fields[0], metric), uint64(count)
+	return 1 + int(b[0]), true
+}
+
+// fastCompressed reads a compressed integer of at most width bytes from
+// the start of b, as chunkReader.compressed; n is the bytes it took, 0
+// when b is too short or the size byte is bad.
+func fastCompressed(b []byte, width int, big bool) (v uint64, n int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	k := int(b[0])
+	switch {
+	case k == 0xff:
+		if width == 4 {
+			return math.MaxUint32, 1
+		}
+		return math.MaxUint64, 1
+	case k > width || 1+k > len(b):
+		return 0, 0
+	case big:
+		for _, x := range b[1 : 1+k] {
+			v = v<<8 | uint64(x)
+		}
+	default:
+		for j := k; j > 0; j-- {
+			v = v<<8 | uint64(b[j])
+		}
+	}
+	return v, 1 + k
 }
 
 func (r *EventReader) mapped(f *fieldSpec, v uint64) uint64 {

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,7 +68,8 @@ func fuzzSeeds(f *testing.F) []archiveFiles {
 // definition file (mapping tables, clock offsets) and an event file from
 // fuzzed bytes, the event file as events and as snapshot records: nothing
 // may panic, readers must stop, and a reader moved back to a position it
-// told (Seek of Tell) reads the same records again.
+// told (Seek of Tell) reads the same records again, and Next's fast path
+// reads what its general path reads.
 func FuzzArchive(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s.anchor, s.defs, s.local, s.evt)
@@ -89,8 +91,40 @@ func FuzzArchive(f *testing.F) {
 				r.snapshots()
 			}
 			checkResume(t, r, len(evt))
+			fast := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
+			general := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
+			if snap {
+				fast.snapshots()
+				general.snapshots()
+			}
+			general.general = true
+			checkSamePath(t, fast, general)
 		}
 	})
+}
+
+// checkSamePath reads fast (Next's fast path on) and general (off) to
+// their ends and checks that they give the same events, positions and
+// error.
+func checkSamePath(t *testing.T, fast, general *EventReader) {
+	var a, b Event
+	for n := 0; ; n++ {
+		pa, pb := fast.Tell(), general.Tell()
+		oka, okb := fast.Next(&a), general.Next(&b)
+		if pa != pb || oka != okb {
+			t.Fatalf("event %d: fast at %+v (%v), general at %+v (%v)", n, pa, oka, pb, okb)
+		}
+		if !oka {
+			break
+		}
+		if a.spec != b.spec || a.Off != b.Off || a.Time != b.Time || a.RawTime != b.RawTime || !slices.Equal(a.Vals, b.Vals) ||
+			!slices.Equal(a.Arr[0], b.Arr[0]) || !slices.Equal(a.Arr[1], b.Arr[1]) || !slices.Equal(a.Attrs, b.Attrs) {
+			t.Fatalf("event %d: fast %s at %d %v %v, general %s at %d %v %v", n, a.Name(), a.Off, a.Vals, a.Arr, b.Name(), b.Off, b.Vals, b.Arr)
+		}
+	}
+	if ea, eb := fmt.Sprint(fast.Err()), fmt.Sprint(general.Err()); ea != eb {
+		t.Fatalf("fast path ends on %s, general on %s", ea, eb)
+	}
 }
 
 // checkResume reads r to its end, then moves it back to some of the
