@@ -34,6 +34,12 @@ func TestSpillOverBudget(t *testing.T) {
 	if _, ok := r.tables[m.key].t.(*spilled); !ok || !strings.Contains(m.Source(), "(spilled to the index)") {
 		t.Errorf("not spilled: %s", m.Source())
 	}
+	// The next mount's README.txt (headers only) says so too.
+	r2 := NewResolver(nil, nil)
+	r2.SetIndexDir(r.indexDir)
+	if d := r2.Module(b.Path).Describe(); !strings.Contains(d, "(spilled to the index)") {
+		t.Errorf("Describe: %s", d)
+	}
 }
 
 // TestSpill checks that a table over the DWARF limit is spilled to the

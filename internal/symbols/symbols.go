@@ -245,7 +245,13 @@ func (m *Module) Describe() string {
 	if len(used) == 0 {
 		return "none: " + errNoSymbols.Error()
 	}
-	s := strings.Join(used, " and ") + m.note + " of " + file
+	s := strings.Join(used, " and ") + m.note
+	if p := m.spillPath(); m.dwarf && !strings.Contains(m.note, "spilled") && p != "" {
+		if _, err := os.Stat(p); err == nil {
+			s += " (spilled to the index)" // by an earlier mount: its table was over the budget
+		}
+	}
+	s += " of " + file
 	if m.dbg != "" {
 		s += " with debug file " + m.dbg
 	}
