@@ -517,11 +517,15 @@ func (sh *tableShape) textRowLen(r *Row) (int64, error) {
 // check reports a cell whose value does not fit its column: a bug in the
 // format, which fails the read instead of writing a wrong file.
 func (sh *tableShape) check(c *cell) error {
-	if sh.accept[c.col]&(1<<c.kind) == 0 {
-		col := &sh.cols[c.col]
-		return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
+	if sh.accept[c.col]&(1<<c.kind) != 0 {
+		return nil
 	}
-	return nil
+	return sh.misfit(c) // apart, so that check is inlined
+}
+
+func (sh *tableShape) misfit(c *cell) error {
+	col := &sh.cols[c.col]
+	return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
 }
 
 const commas = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
