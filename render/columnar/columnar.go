@@ -3,18 +3,22 @@
 // DuckDB, pandas/pyarrow, Polars and Spark, which scan it in parallel
 // and far faster than the CSV.
 //
-// A twin reads its CSV, so any table that renders as CSV gets one: the
-// first pass infers each column's type from its cells (INT64 when every
-// non-empty cell is a decimal integer, DOUBLE when every one is a number,
-// else UTF-8 strings; an empty cell is a null), counts the rows and
-// plans the row groups. The file is then streamed like any view: one
-// record per row group, each encoded alone by parquet-go into a small
+// A twin reads its CSV, so any table that renders as CSV gets one: each
+// column's type comes from its cells (INT64 when every non-empty cell is
+// a decimal integer, DOUBLE when every one is a number, else UTF-8
+// strings; an empty cell is a null). The file is streamed like any view:
+// one record per row group, each encoded alone by parquet-go into a small
 // Parquet file of its own whose column chunks are moved to their place in
 // the twin (their offsets shifted), and a footer of every row group's
-// metadata. Sizing encodes every row group once; the checkpoints (the CSV
-// offset of each row group) and the footer go to the on-disk index, so a
-// later mount knows the size at once and a read re-encodes only the row
-// group it falls in. Memory: one row group (at most 4 MiB of CSV, its
+// metadata. The first pass (planAndEncode) takes the types of the first
+// row group's cells and encodes every row group with them, checking each
+// cell, so it counts the rows and learns every row group's length and the
+// footer while reading the CSV once; sizing then encodes nothing
+// (NextLen). A cell of a wider type further on ends that pass: the CSV is
+// scanned whole for the types and sizing encodes the row groups. The
+// checkpoints (the CSV offset of each row group) and the footer go to the
+// on-disk index, so a later mount knows the size at once and a read
+// re-encodes only the row group it falls in. Memory: one row group (at most 4 MiB of CSV, its
 // rows and encoded columns) per cursor, and the footer.
 package columnar
 
@@ -93,6 +97,7 @@ type twinGen struct {
 	planOnce sync.Once
 	plan     *plan
 	planErr  error
+	layout   *layout // the row groups' lengths when the plan's pass encoded them
 
 	mu       sync.Mutex
 	footer   []byte // when known: from sizing, or from the index
@@ -112,9 +117,62 @@ type twinPos struct {
 	footer      []byte // before the footer only
 }
 
+// layout is what the first pass learns of the row groups when it
+// encodes them: each one's bytes in the twin, rows and the CSV offset
+// after it, so that sizing (NextLen) encodes nothing again.
+type layout struct {
+	lens, rows, csvEnds []int64
+}
+
 func (g *twinGen) getPlan() (*plan, error) {
-	g.planOnce.Do(func() { g.plan, g.planErr = scanPlan(g.csv) })
+	g.planOnce.Do(func() { g.plan, g.layout, g.planErr = g.planAndEncode() })
 	return g.plan, g.planErr
+}
+
+// planAndEncode is the first pass over the CSV, made once: the kinds of
+// the first row group's cells (the head), then every row group encoded
+// with them while its cells are checked against them, which gives the
+// rows' count, the layout and the footer in one pass over the rest. A
+// cell that does not fit its column's kind (a column empty in the head,
+// an integer column with a fraction further on) ends it: the CSV is then
+// scanned whole for the kinds and the row groups are encoded again while
+// sizing. Encoding before knowing every kind is safe because the kinds
+// decide the bytes: a pass that found them all fitting wrote what a pass
+// after a whole scan would.
+func (g *twinGen) planAndEncode() (*plan, *layout, error) {
+	head, complete, err := scanPlan(g.csv, groupRows)
+	if err != nil || len(head.names) == 0 {
+		return head, nil, err
+	}
+	c := &twinCursor{g: g, whole: true, spec: true, schema: schemaOf(head)}
+	c.pos = twinPos{plan: &plan{names: head.names, kinds: head.kinds, rows: math.MaxInt64}, begun: true, off: int64(len(magic))}
+	l := &layout{}
+	var buf []byte
+	for !c.eof {
+		row := c.pos.row
+		buf, err = c.appendGroup(buf[:0])
+		if err == errWiden {
+			p, _, err := scanPlan(g.csv, math.MaxInt64)
+			return p, nil, err
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.pos.row == row {
+			break // no row left
+		}
+		l.lens, l.rows, l.csvEnds = append(l.lens, int64(len(buf))), append(l.rows, c.pos.row-row), append(l.csvEnds, c.pos.csvOff)
+		c.pos.off += int64(len(buf))
+		c.pos.group++
+	}
+	if complete && c.pos.row != head.rows {
+		return nil, nil, fmt.Errorf("columnar: %d rows encoded of %d", c.pos.row, head.rows)
+	}
+	c.pos.plan.rows = c.pos.row
+	if _, err := c.footer(); err != nil {
+		return nil, nil, err
+	}
+	return c.pos.plan, l, nil
 }
 
 // csvReader reads the CSV from byte off with a cursor of its own
@@ -131,31 +189,31 @@ func csvReader(v render.View, off int64) (*rowReader, error) {
 	return &rowReader{in: bufio.NewReaderSize(in, 256<<10)}, nil
 }
 
-// scanPlan reads the CSV once: its header, its rows' count and its
-// columns' kinds.
-func scanPlan(v render.View) (*plan, error) {
+// scanPlan reads the CSV, up to limit rows: its header, its rows' count
+// and its columns' kinds; complete when that was every row.
+func scanPlan(v render.View, limit int64) (p *plan, complete bool, err error) {
 	r, err := csvReader(v, 0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	buf, ends, err := r.read(nil, nil)
 	if err == io.EOF {
-		return &plan{}, nil
+		return &plan{}, true, nil
 	}
 	if err != nil {
-		return nil, csvError(err)
+		return nil, false, csvError(err)
 	}
-	p := &plan{kinds: make([]Kind, len(ends))}
+	p = &plan{kinds: make([]Kind, len(ends))}
 	for i := range ends {
 		p.names = append(p.names, string(cellOf(buf, ends, i)))
 	}
-	for {
+	for p.rows < limit {
 		buf, ends, err = r.read(buf[:0], ends[:0])
 		if err == io.EOF {
-			return p, nil
+			return p, true, nil
 		}
 		if err != nil {
-			return nil, csvError(err)
+			return nil, false, csvError(err)
 		}
 		p.rows++
 		for i := range ends {
@@ -170,6 +228,7 @@ func scanPlan(v render.View) (*plan, error) {
 			buf = nil // a jumbo cell's: not kept for the rows after it
 		}
 	}
+	return p, false, nil
 }
 
 // cellOf is field i of a record that rowReader.read appended to buf from
@@ -255,7 +314,14 @@ type twinCursor struct {
 	enc    bytes.Buffer
 	row    []parquet.Row
 	cells  []byte // the cells of a batch of rows
+	spec   bool   // the first pass: rows until EOF, cells checked against the kinds (errWiden)
+	eof    bool   // the first pass read the last row
+	len    []byte // NextLen's buffer when it renders
 }
+
+// errWiden ends the first pass at a cell that its column's kind does not
+// hold.
+var errWiden = errors.New("columnar: a cell wider than its column's kind")
 
 // codec is the zstd codec of every twin: one encoder, made once, with a
 // window of the size of a page. parquet-go's own codec made an encoder
@@ -302,6 +368,9 @@ func (g *twinGen) Start(state any) (render.Cursor, error) {
 			return nil, err
 		}
 		c.pos.plan, c.whole = p, true
+		if g.layout != nil {
+			c.whole = false // the first pass made the footer; NextLen skips row groups
+		}
 	}
 	c.schema = schemaOf(c.pos.plan)
 	return c, nil
@@ -351,6 +420,29 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 		return append(dst, magic...), nil
 	}
 	return dst, io.EOF
+}
+
+// NextLen is Next's length: for a row group that the first pass encoded
+// (a cursor from the start of a twin whose plan made the layout) it is
+// known without encoding it again.
+func (c *twinCursor) NextLen() (int64, error) {
+	p, l := &c.pos, c.g.layout
+	if l != nil && p.plan == c.g.plan && p.begun && p.row < p.plan.rows && p.group < int64(len(l.lens)) {
+		n := l.lens[p.group]
+		p.row += l.rows[p.group]
+		p.csvOff = l.csvEnds[p.group]
+		p.off += n
+		p.group++
+		if p.row == p.plan.rows {
+			c.g.mu.Lock()
+			p.footer = c.g.footer
+			c.g.mu.Unlock()
+		}
+		return n, nil
+	}
+	var err error
+	c.len, err = c.Next(c.len[:0])
+	return int64(len(c.len)), err
 }
 
 // footer is the file's metadata: made from the row groups this cursor
@@ -441,6 +533,10 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 				full, r = true, nil
 				break
 			}
+			if err == io.EOF && c.spec {
+				c.eof = true
+				break
+			}
 			if err != nil {
 				if err == io.EOF {
 					err = io.ErrUnexpectedEOF
@@ -451,17 +547,26 @@ func (c *twinCursor) appendGroup(dst []byte) ([]byte, error) {
 				full = true // this row starts the next group
 				break
 			}
-			c.row[k] = appendRow(c.row[k][:0], buf, from, ends, p.plan.kinds)
+			var fits bool
+			if c.row[k], fits = appendRow(c.row[k][:0], buf, from, ends, p.plan.kinds); !fits && c.spec {
+				return dst, errWiden
+			}
 			end = r.off
 			done++
 		}
 		if _, err := w.WriteRows(c.row[:k]); err != nil {
 			return dst, err
 		}
+		if c.eof {
+			break
+		}
 		for i := range k {
 			clear(c.row[i]) // the rows' byte arrays: garbage once written
 		}
 		buf = buf[:0]
+	}
+	if done == 0 && c.eof {
+		return dst, nil // the first pass: no row left
 	}
 	c.cells = buf
 	if cap(buf) > longCells {
@@ -534,28 +639,37 @@ func (c *twinCursor) moveChunks(dst []byte) ([]byte, error) {
 
 // appendRow converts one CSV record, appended by rowReader.read to buf
 // from byte at, to a Parquet row whose byte arrays point into buf (the
-// writer copies them).
-func appendRow(row parquet.Row, buf []byte, at int, ends []int, kinds []Kind) parquet.Row {
+// writer copies them); fits says whether every cell fits its column's
+// kind (kindOf(cell) <= kind, a String cell not longer than blobCell).
+func appendRow(row parquet.Row, buf []byte, at int, ends []int, kinds []Kind) (_ parquet.Row, fits bool) {
+	fits = true
 	for i, e := range ends {
 		cell := buf[at:e]
 		at = e
 		var v parquet.Value
 		switch {
-		case len(cell) == 0 || kinds[i] == Null:
+		case len(cell) == 0:
+			row = append(row, parquet.NullValue().Level(0, 0, i))
+			continue
+		case kinds[i] == Null:
+			fits = false
 			row = append(row, parquet.NullValue().Level(0, 0, i))
 			continue
 		case kinds[i] == Int64:
-			n, _ := strconv.ParseInt(string(cell), 10, 64)
+			n, err := strconv.ParseInt(string(cell), 10, 64)
+			fits = fits && err == nil
 			v = parquet.Int64Value(n)
 		case kinds[i] == Double:
-			f, _ := strconv.ParseFloat(string(cell), 64)
+			f, err := strconv.ParseFloat(string(cell), 64)
+			fits = fits && err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && cell[len(cell)-1] != 'f'
 			v = parquet.DoubleValue(f)
 		default:
+			fits = fits && (kinds[i] == Blob || len(cell) <= blobCell)
 			v = parquet.ByteArrayValue(cell)
 		}
 		row = append(row, v.Level(0, 1, i))
 	}
-	return row
+	return row, fits
 }
 
 // schemaOf is the Parquet schema of a plan: one optional column per CSV

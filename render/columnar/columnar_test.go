@@ -3,7 +3,9 @@ package columnar
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"io"
+	"math"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -231,5 +233,51 @@ func TestTwinLongCells(t *testing.T) {
 	}
 	if got, want := groupSizes(f), []int64{2, 1, 1, 1, 3}; !slices.Equal(got, want) {
 		t.Errorf("row groups of %v rows, want %v", got, want)
+	}
+}
+
+// TestFirstPass: the plan's pass encodes the row groups with the head's
+// kinds and sizing then encodes nothing (NextLen); the twin is the same
+// bytes as one planned by a whole scan. A cell wider than the head's
+// kinds after the first row group (an empty column that fills, integers
+// that turn to fractions and then to text) makes the pass fall back to a
+// whole scan.
+func TestFirstPass(t *testing.T) {
+	widened := func() []byte {
+		var b bytes.Buffer
+		b.WriteString("late,num,id\n")
+		for i := range groupRows + 300 {
+			late, num := "", strconv.Itoa(i)
+			if i > groupRows+100 {
+				late, num = "7", strconv.Itoa(i)+".5"
+			}
+			if i > groupRows+200 {
+				num = "x" + num
+			}
+			fmt.Fprintf(&b, "%s,%s,%d\n", late, num, i)
+		}
+		return b.Bytes()
+	}()
+	for _, c := range []struct {
+		text   []byte
+		layout bool
+		kinds  []Kind
+	}{
+		{genCSV(2*groupRows + 5), true, []Kind{Int64, Double, String, String, Null}},
+		{genCSV(100), true, []Kind{Int64, Double, String, String, Null}},
+		{[]byte("a,b\n"), true, []Kind{Null, Null}},
+		{widened, false, []Kind{Int64, String, Int64}},
+	} {
+		g := &twinGen{csv: render.Static(c.text)}
+		got := readAll(t, render.Stream(g, nil))
+		if (g.layout != nil) != c.layout || !slices.Equal(g.plan.kinds, c.kinds) {
+			t.Errorf("%d bytes of CSV: layout %v, kinds %v; want %v, %v", len(c.text), g.layout != nil, g.plan.kinds, c.layout, c.kinds)
+		}
+		old := &twinGen{csv: render.Static(c.text)}
+		old.planOnce.Do(func() { old.plan, _, old.planErr = scanPlan(old.csv, math.MaxInt64) })
+		if want := readAll(t, render.Stream(old, nil)); !bytes.Equal(got, want) {
+			t.Fatalf("%d bytes of CSV: the first pass's twin differs from a whole scan's", len(c.text))
+		}
+		checkTwin(t, got, c.text)
 	}
 }
