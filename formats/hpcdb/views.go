@@ -415,18 +415,34 @@ func (d *db) cctTxtRows() *render.Rows {
 // summary profile but have no place in the tree, with their visible
 // summary metrics.
 func (d *db) unlistedTable() *render.Table {
+	return d.visibleTable(unlistedColumns, func(m *model) (int64, func(int64, *render.Row) ([]float64, error), error) {
+		rows := m.rows[m.numListed:]
+		return int64(len(rows)), func(i int64, r *render.Row) ([]float64, error) {
+			// a reader per row: the rows are few and far apart in the profile
+			vals, _, err := m.sumReader(d).values(int(rows[i]))
+			r.Uint(uint64(rows[i]))
+			return vals, err
+		}, nil
+	})
+}
+
+// visibleTable is a table of the columns first, then a Float column per
+// visible summary metric. rows gives, from the model, the number of rows
+// and the fill of row i: it adds the cells of first and returns the
+// metric values (an error ends the table before the row).
+func (d *db) visibleTable(first []render.Column, rows func(m *model) (int64, func(i int64, r *render.Row) ([]float64, error), error)) *render.Table {
 	return &render.Table{
-		Layout: func() []render.Column { return metricColumns(unlistedColumns, d.model.get().visible) },
+		Layout: func() []render.Column { return metricColumns(first, d.model.get().visible) },
 		Open: func(pos []byte) (render.Scanner, error) {
-			m := d.model.get()
-			rows := m.rows[m.numListed:]
-			return render.Counted(int64(len(rows)), func(i int64, r *render.Row) error {
-				// a reader per row: the rows are few and far apart in the profile
-				vals, _, err := m.sumReader(d).values(int(rows[i]))
+			n, fill, err := rows(d.model.get())
+			if err != nil {
+				return nil, err
+			}
+			return render.Counted(n, func(i int64, r *render.Row) error {
+				vals, err := fill(i, r)
 				if err != nil {
 					return err
 				}
-				r.Uint(uint64(rows[i]))
 				for _, v := range vals {
 					r.Float(v)
 				}
@@ -684,25 +700,15 @@ func (d *db) procedureSums(m *model) ([]*procSum, error) {
 // proceduresTable is procedures.csv: the flat view, a row per procedure
 // and relation (procedureSums).
 func (d *db) proceduresTable() *render.Table {
-	return &render.Table{
-		Layout: func() []render.Column { return metricColumns(proceduresColumns, d.model.get().visible) },
-		Open: func(pos []byte) (render.Scanner, error) {
-			m := d.model.get()
-			order, err := d.procedureSums(m)
-			if err != nil {
-				return nil, err
-			}
-			return render.Counted(int64(len(order)), func(i int64, r *render.Row) error {
-				a := order[i]
-				file, line := m.ctxFile(a.first)
-				r.Int(m.procIDs[a.proc]).Str(m.procName(a.proc)).Str(hpcdb.RelationName(a.rel)).Str(m.ctxModule(a.first)).Str(file).Int(line)
-				for _, s := range a.sums {
-					r.Float(s)
-				}
-				return nil
-			})(pos)
-		},
-	}
+	return d.visibleTable(proceduresColumns, func(m *model) (int64, func(int64, *render.Row) ([]float64, error), error) {
+		order, err := d.procedureSums(m)
+		return int64(len(order)), func(i int64, r *render.Row) ([]float64, error) {
+			a := order[i]
+			file, line := m.ctxFile(a.first)
+			r.Int(m.procIDs[a.proc]).Str(m.procName(a.proc)).Str(hpcdb.RelationName(a.rel)).Str(m.ctxModule(a.first)).Str(file).Int(line)
+			return a.sums, nil
+		}, err
+	})
 }
 
 var proceduresColumns = []render.Column{
