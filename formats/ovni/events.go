@@ -204,7 +204,11 @@ func appendCSVLine(dst []byte, ev *ovni.Event, base uint64) []byte {
 }
 
 // streamGen renders one stream's events.txt or events.csv; its state is
-// a streamPos (nil before the CSV header).
+// a streamPos (nil before the CSV header). A cursor, not a render.Table:
+// events.txt is ovnidump's layout (a tool's dump, kept byte for byte),
+// and events.csv shares its stream reader and position; a jumbo event's
+// payload (megabytes) is written as hex from the input bytes in place,
+// where a table cell would first copy it into a string per event.
 type streamGen struct {
 	th  *thread
 	csv bool
