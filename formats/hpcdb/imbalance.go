@@ -31,6 +31,91 @@ type imbalance struct {
 	procs   []procAgg   // procedure rows
 	rows    []stat      // rows with a value, worst first
 	err     error
+
+	fromSummary int // contexts whose statistics are the summary profile's
+}
+
+// hpcStats are the statMetricIds of the partials hpcprof --stats writes
+// for one propagated metric (src/hpcprof/metric.cpp, Metric::freeze):
+// over the thread profiles with a value, their count (formula "1"), sum
+// ("$$"), sum of squares ("($$^2)"), all combined by sum, and min and max
+// ("$$" combined by min and max).
+type hpcStats struct{ count, sum, sq, min, max int }
+
+// hpcStatIDs finds the hpcStats of the thread metric propID in meta.db:
+// the summaries of its metric at its scope; false unless all five are
+// there (the 4.0 generation and databases made without --stats).
+func (m *model) hpcStatIDs(propID int) (hpcStats, bool) {
+	if m.meta == nil {
+		return hpcStats{}, false
+	}
+	for _, mt := range m.meta.Metrics {
+		for _, sc := range mt.Scopes {
+			if int(sc.PropMetricID) != propID {
+				continue
+			}
+			ids := hpcStats{-1, -1, -1, -1, -1}
+			partials := []struct {
+				formula, combine string
+				id               *int
+			}{{"1", "sum", &ids.count}, {"$$", "sum", &ids.sum}, {"($$^2)", "sum", &ids.sq}, {"$$", "min", &ids.min}, {"$$", "max", &ids.max}}
+			for _, su := range mt.Summaries {
+				for _, p := range partials {
+					if su.Scope == sc.Scope && su.Formula == p.formula && hpcdb.CombineName(su.Combine) == p.combine {
+						*p.id = int(su.StatMetricID)
+					}
+				}
+			}
+			return ids, ids.count >= 0 && ids.sum >= 0 && ids.sq >= 0 && ids.min >= 0 && ids.max >= 0
+		}
+	}
+	return hpcStats{}, false
+}
+
+// applyHPCStats replaces the count, sum, sum of squares, min and max of
+// metric k in every context's stat with the summary profile's (profile 0),
+// so that mean and stddev are HPCToolkit's own, whatever order it summed
+// the threads in; where the maximum is (ArgMax) stays the threads'. It
+// returns how many contexts it set.
+func applyHPCStats(p *hpcdb.ProfileDB, ctxStat []stat, nm, k int, ids hpcStats, onErr func(error)) int {
+	if len(p.Profiles) == 0 || !p.Profiles[0].IsSummary() {
+		return 0
+	}
+	set := 0
+	var vals []hpcdb.MetricValue
+	forEachCtx(p, 0, func(c uint32, lo, hi uint64) bool {
+		if int(c)*nm >= len(ctxStat) {
+			return true
+		}
+		var err error
+		if vals, err = p.Values(0, lo, hi, vals[:0]); err != nil {
+			onErr(err)
+			return false
+		}
+		s := &ctxStat[int(c)*nm+k]
+		var got stats.Acc
+		for _, v := range vals {
+			switch int(v.Metric) {
+			case ids.count:
+				got.Count = int32(v.Value)
+			case ids.sum:
+				got.Sum = v.Value
+			case ids.sq:
+				got.SumSq = v.Value
+			case ids.min:
+				got.Min = v.Value
+			case ids.max:
+				got.Max = v.Value
+			}
+		}
+		if got.Count > 0 {
+			got.ArgMax = s.ArgMax
+			s.Acc = got
+			set++
+		}
+		return true
+	}, onErr)
+	return set
 }
 
 // procAgg is a row of procedures.csv: a procedure entered one way.
@@ -146,6 +231,11 @@ func (d *db) imbalance() *imbalance {
 			touched = touched[:0]
 			if im.err != nil {
 				return
+			}
+		}
+		for k, c := range im.metrics {
+			if ids, ok := m.hpcStatIDs(c.id); ok {
+				im.fromSummary += applyHPCStats(p, ctxStat, nm, k, ids, onErr)
 			}
 		}
 		for k, s := range ctxStat {

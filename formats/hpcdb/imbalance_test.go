@@ -1,11 +1,17 @@
 package hpcdb_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/hpcfs/hpcfs/formats/hpcdb"
+	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/hpcdb"
 )
@@ -135,4 +141,97 @@ func TestImbalanceCorpusSums(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hpcStatsOf is HPCToolkit's count, min, mean, max and stddev of a
+// context from cct.csv's row of its summary partials (hpcprof --stats:
+// count, sum, sum of squares, min, max of base's inclusive values), by
+// the formulas of its Mean and StdDev (src/hpcprof/metric.cpp).
+func hpcStatsOf(r []string, col map[string]int, base string) (cnt int, lo, mean, hi, sd float64) {
+	n := num(r, col[base+"_sum_1_inc"]) // formula "1"
+	sum, sq := num(r, col[base+"_sum_inc"]), num(r, col[base+"_sum_2_inc"])
+	mean = sum / n
+	return int(n), num(r, col[base+"_min_inc"]), mean, num(r, col[base+"_max_inc"]), math.Sqrt(sq/n - math.Pow(sum/n, 2))
+}
+
+// A meta.db database whose summary profile holds hpcprof --stats's
+// partials (generated as hpcprof computes them): every context row of
+// imbalance.csv has HPCToolkit's own count, min, mean, max and stddev,
+// exactly. hpctesttool (HPCToolkit's Python reader, commit 8697da0d7 of
+// github.com/HPCToolkit/hpctoolkit) was run by hand on such a database
+// (genhpcdb -meta -stats -threads 5 -contexts 300 -metrics 2 -density 0.6
+// -seed 11): the statistics it reads, put through those formulas, equal
+// imbalance.csv's in all 330 context rows. Then the stored sum of squares
+// of one context is changed in profile.db: imbalance.csv follows the
+// stored statistic, not the thread profiles.
+func TestImbalanceHPCToolkitStats(t *testing.T) {
+	c := gen.Config{Threads: 5, Contexts: 300, Metrics: 2, Samples: 3, Density: 0.6, Seed: 11, Stats: true}
+	_, src, dir := openGenMeta(t, c)
+	check := func(src *vfs.Source) (map[string][]string, map[string]int, [][]string, map[string]int) {
+		t.Helper()
+		rows, col := imbalanceRows(t, testdata.ReadFS(t, src.FS(), "imbalance.csv"))
+		cct := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), "cct.csv"))
+		cctCol := map[string]int{}
+		for j, h := range cct[0] {
+			cctCol[h] = j
+		}
+		checked := 0
+		for _, r := range cct[1:] {
+			for _, base := range []string{"costa_s", "costb_s"} {
+				cnt, lo, mean, hi, sd := hpcStatsOf(r, cctCol, base)
+				im, ok := rows["context "+r[0]+" "+base+"_inc"]
+				if cnt == 0 || r[cctCol["kind"]] == "entry_point" {
+					continue
+				}
+				if !ok {
+					t.Fatalf("context %s %s: no imbalance.csv row", r[0], base)
+				}
+				if im[col["count"]] != strconv.Itoa(cnt) || num(im, col["min"]) != lo || num(im, col["mean"]) != mean ||
+					num(im, col["max"]) != hi || num(im, col["stddev"]) != sd {
+					t.Fatalf("context %s %s: imbalance.csv %v, HPCToolkit's count %d min %v mean %v max %v stddev %v", r[0], base, im, cnt, lo, mean, hi, sd)
+				}
+				checked++
+			}
+		}
+		if checked < 300 {
+			t.Fatalf("only %d context rows checked", checked)
+		}
+		return rows, col, cct, cctCol
+	}
+	_, _, cct, cctCol := check(src)
+
+	// change the stored sum of squares of the first context with values
+	// on more than one thread (its 8 bytes occur once in profile.db)
+	path := filepath.Join(dir, "profile.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cct[1:] {
+		if num(r, cctCol["costa_s_sum_1_inc"]) < 2 || r[cctCol["kind"]] == "entry_point" {
+			continue
+		}
+		old := binary.LittleEndian.AppendUint64(nil, math.Float64bits(num(r, cctCol["costa_s_sum_2_inc"])))
+		if bytes.Count(b, old) != 1 {
+			continue
+		}
+		sq := num(r, cctCol["costa_s_sum_2_inc"]) * 1.5
+		b = bytes.Replace(b, old, binary.LittleEndian.AppendUint64(nil, math.Float64bits(sq)), 1)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		changed, err := hpcdb.OpenMeta(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer changed.Close()
+		rows, col, _, _ := check(changed)
+		_, _, mean, _, sd := hpcStatsOf(r, cctCol, "costa_s")
+		want := math.Sqrt(sq/num(r, cctCol["costa_s_sum_1_inc"]) - mean*mean)
+		if got := num(rows["context "+r[0]+" costa_s_inc"], col["stddev"]); got != want || got == sd {
+			t.Fatalf("context %s: stddev %v after the stored sum of squares changed, want %v (was %v)", r[0], got, want, sd)
+		}
+		return
+	}
+	t.Fatal("no context's sum of squares occurs once in profile.db")
 }

@@ -82,7 +82,11 @@ imbalance.csv     load imbalance over the thread profiles, per context (kind con
                   min, mean, max, stddev (population: sqrt(sum of squares / count - mean^2),
                   HPCToolkit's StdDev), cv = stddev / mean, max_over_mean and max_profile, the
                   profile of the max; worst first (max_over_mean, then max - mean); -1 in the
-                  id column that does not apply
+                  id column that does not apply. When the summary profile holds hpcprof
+                  --stats's partials of a metric (count "1", sum "$$", sum of squares
+                  "($$^2)", min and max), a context's count, min, mean, max and stddev are
+                  HPCToolkit's own: those values, through its formulas (Mean = Sum / Count,
+                  StdDev = sqrt(SumSq / Count - Mean^2)); max_profile is still the threads'
 `
 
 func (d *db) readme() ([]byte, error) {

@@ -26,6 +26,7 @@ func main() {
 	flag.Uint64Var(&c.Seed, "seed", 1, "random seed")
 	meta := flag.Bool("meta", false, "meta.db generation (HPCToolkit 2022.10 and later)")
 	flag.IntVar(&c.Extra, "extra", 0, "meta.db generation: bytes added to every extendable structure")
+	flag.BoolVar(&c.Stats, "stats", false, "meta.db generation: the summary profile also holds hpcprof --stats's partials (count, sum of squares, min, max)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: genhpcdb [flags] DIR")

@@ -35,6 +35,7 @@ type Config struct {
 	Unlisted int     // contexts with values but no experiment.xml tag (ids past the tree)
 	Extra    int     // meta.db generation: bytes added to every extendable structure
 	Counts   bool    // meta.db generation: each scope also has a count summary (formula "1"): CountIDs
+	Stats    bool    // meta.db generation: Counts, and the other partials of hpcprof --stats (sum of squares, min, max): StatIDs
 	Seed     uint64
 	Names    []string // meta.db generation: the first procedures' names (hostile names in tests)
 }

@@ -27,7 +27,43 @@ func MetaIDs(k int) (exc, inc int) { return 2 * k, 2*k + 1 }
 // CountIDs are the statMetricIds of base metric k's count summaries
 // (formula "1", combine sum: the number of thread profiles with a value)
 // when Config.Counts is set.
-func (g *DB) CountIDs(k int) (exc, inc int) { return 2*g.Metrics + 2*k, 2*g.Metrics + 2*k + 1 }
+func (g *DB) CountIDs(k int) (exc, inc int) { return g.StatIDs(StatCount, k) }
+
+// The partials hpcprof --stats adds to each metric's Sum (src/hpcprof/
+// metric.cpp, Metric::freeze), as summaries of the summary profile over
+// the thread profiles with a value: their count, the sum of their
+// squares, their min and max. HPCToolkit's Mean is Sum/Count, StdDev
+// sqrt(SumSq/Count - Mean^2) and CfVar StdDev/Mean.
+const (
+	StatCount = iota // formula "1", combine sum
+	StatSumSq        // formula "($$^2)" (as hpcprof's metadb sink writes x^2), combine sum
+	StatMin          // formula "$$", combine min
+	StatMax          // formula "$$", combine max
+)
+
+// statSummaries are the formula and combine (0 sum, 1 min, 2 max) of each
+// partial.
+var statSummaries = [...]struct {
+	formula string
+	combine byte
+}{{"1", 0}, {"($$^2)", 0}, {"$$", 1}, {"$$", 2}}
+
+// StatIDs are the statMetricIds of base metric k's partial s (StatCount,
+// ...) when Config.Counts (the count only) or Config.Stats is set.
+func (g *DB) StatIDs(s, k int) (exc, inc int) {
+	return 2*g.Metrics*(1+s) + 2*k, 2*g.Metrics*(1+s) + 2*k + 1
+}
+
+// numStats is how many partials besides the Sum each scope has.
+func (g *DB) numStats() int {
+	switch {
+	case g.Stats:
+		return len(statSummaries)
+	case g.Counts:
+		return 1
+	}
+	return 0
+}
 
 // EntryID is the context id of the entry point.
 func (g *DB) EntryID() int { return g.NumContexts() }
@@ -148,10 +184,7 @@ func (g *DB) writeMetaDB(w *bufio.Writer) error {
 	b = append(b, make([]byte, g.Metrics*szMetric)...)
 	insts := len(b)
 	b = append(b, make([]byte, g.Metrics*2*szInst)...)
-	nsum := 2
-	if g.Counts {
-		nsum = 4
-	}
+	nsum := 2 + 2*g.numStats()
 	sums := len(b)
 	b = append(b, make([]byte, g.Metrics*nsum*szSum)...)
 	le.PutUint64(b[p:], uint64(metrics))
@@ -182,12 +215,13 @@ func (g *DB) writeMetaDB(w *bufio.Writer) error {
 			b[s+16] = 0
 			le.PutUint16(b[s+18:], uint16(id))
 		}
-		if g.Counts {
-			ce, ci := g.CountIDs(k)
-			for j, id := range []int{ce, ci} {
-				s := sums + (k*nsum+2+j)*szSum
+		for st := range g.numStats() {
+			se, si := g.StatIDs(st, k)
+			for j, id := range []int{se, si} {
+				s := sums + (k*nsum+2+2*st+j)*szSum
 				le.PutUint64(b[s:], uint64(scopes+j*szScope))
-				cstr(s+8, "1")
+				cstr(s+8, statSummaries[st].formula)
+				b[s+16] = statSummaries[st].combine
 				le.PutUint16(b[s+18:], uint16(id))
 			}
 		}
@@ -327,18 +361,20 @@ func (g *DB) metaBlock(p int, exc, inc [][]float64, cnt *counts) block {
 	var b block
 	var addVal func(v float64, id int)
 	cur := -1
-	// the count summaries of the context just written come after its sums
+	// the partials of the context just written come after its sums
 	flush := func() {
 		if cnt == nil || cur < 0 || cur >= len(g.Parent) {
 			return
 		}
-		for k := 0; k < g.Metrics; k++ {
-			e, i := g.CountIDs(k)
-			if cnt.exc[k][cur] != 0 {
-				addVal(cnt.exc[k][cur], e)
-			}
-			if cnt.inc[k][cur] != 0 {
-				addVal(cnt.inc[k][cur], i)
+		for st := range cnt.exc {
+			for k := 0; k < g.Metrics; k++ {
+				e, i := g.StatIDs(st, k)
+				if cnt.exc[st][k][cur] != 0 {
+					addVal(cnt.exc[st][k][cur], e)
+				}
+				if cnt.inc[st][k][cur] != 0 {
+					addVal(cnt.inc[st][k][cur], i)
+				}
 			}
 		}
 	}
@@ -363,18 +399,39 @@ func (g *DB) metaBlock(p int, exc, inc [][]float64, cnt *counts) block {
 			addVal(inc[k][0], i)
 		}
 	}
-	for k := 0; cnt != nil && k < g.Metrics; k++ {
-		if _, i := g.CountIDs(k); cnt.inc[k][0] != 0 {
-			addVal(cnt.inc[k][0], i)
+	for st := 0; cnt != nil && st < len(cnt.inc); st++ {
+		for k := 0; k < g.Metrics; k++ {
+			if _, i := g.StatIDs(st, k); cnt.inc[st][k][0] != 0 {
+				addVal(cnt.inc[st][k][0], i)
+			}
 		}
 	}
 	return b
 }
 
-// counts are the summary profile's count statistics: per metric and
-// context, the number of thread profiles with an exclusive or inclusive
-// value.
-type counts struct{ exc, inc [][]float64 }
+// counts are the summary profile's partials besides the sums (StatCount,
+// ...): per partial, metric and context, over the thread profiles with an
+// exclusive or inclusive value there, accumulated in profile order.
+type counts struct{ exc, inc [][][]float64 }
+
+// add accumulates value v of one thread profile into partials ps[..][k][c].
+func (cnt *counts) add(ps [][][]float64, k, c int, v float64) {
+	if v == 0 {
+		return
+	}
+	first := ps[StatCount][k][c] == 0
+	ps[StatCount][k][c]++
+	if len(ps) == 1 {
+		return
+	}
+	ps[StatSumSq][k][c] += v * v
+	if first || v < ps[StatMin][k][c] {
+		ps[StatMin][k][c] = v
+	}
+	if first || v > ps[StatMax][k][c] {
+		ps[StatMax][k][c] = v
+	}
+}
 
 func (g *DB) writeProfile4(w *bufio.Writer) error {
 	x := g.Extra
@@ -408,9 +465,11 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 	exc, inc := g.threadArrays()
 	sumE, sumI := g.threadArrays()
 	var cnt *counts
-	if g.Counts {
-		cnt = &counts{}
-		cnt.exc, cnt.inc = g.threadArrays()
+	if n := g.numStats(); n > 0 {
+		cnt = &counts{exc: make([][][]float64, n), inc: make([][][]float64, n)}
+		for st := range n {
+			cnt.exc[st], cnt.inc[st] = g.threadArrays()
+		}
 	}
 	type info struct {
 		nv, vals, ctxs uint64
@@ -432,11 +491,9 @@ func (g *DB) writeProfile4(w *bufio.Writer) error {
 			for c := range exc[k] {
 				sumE[k][c] += exc[k][c]
 				sumI[k][c] += inc[k][c]
-				if cnt != nil && exc[k][c] != 0 {
-					cnt.exc[k][c]++
-				}
-				if cnt != nil && inc[k][c] != 0 {
-					cnt.inc[k][c]++
+				if cnt != nil {
+					cnt.add(cnt.exc, k, c, exc[k][c])
+					cnt.add(cnt.inc, k, c, inc[k][c])
 				}
 			}
 		}
