@@ -143,10 +143,10 @@ inlined in, outermost first, as "function (file:line)" of each call joined by
 ';'; empty when the binary or its symbols are not found (_errors.txt says why).
 `)
 	b.WriteString(`
-Interchange views of the samples of every profile (a DCPI profile is flat: its
-stacks are one address each, or the functions at the address, outermost first,
-when its binary's symbols name them; samples per event, summed over the
-profiles of each event):
+A DCPI profile is flat: in the interchange views below, of the samples of every
+profile, a stack is one address (image+0xaddress), or the functions at the
+address, outermost first, when its binary's symbols name them; a metric is an
+event, its samples summed over the profiles of that event.
 `)
 	b.WriteString(interchange.ProfileReadme(eventMetrics(profiles)))
 	var paths []string

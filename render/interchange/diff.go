@@ -180,9 +180,14 @@ func (d *diff) add(t *Tree, off int, sign int64) {
 	}
 	node[Root] = Root
 	var up []int32
+	vals := make([]int64, nm)
 	for _, x := range t.order {
-		vals := t.vals[int(x)*nm : int(x)*nm+nm]
-		if !slices.ContainsFunc(vals, func(v int64) bool { return v != 0 }) {
+		nonzero := false
+		for m := range vals {
+			vals[m] = t.self(x, m)
+			nonzero = nonzero || vals[m] != 0
+		}
+		if !nonzero {
 			continue
 		}
 		n := Root
