@@ -371,7 +371,9 @@ func (t *trace) streamStats() []streamStats {
 				}
 			}
 			r := s.NewReader(0, 256<<10)
+			back := false
 			for {
+				off := r.Offset()
 				clock, _, _, err := r.Skip()
 				if err != nil {
 					if !isEOF(err) {
@@ -381,6 +383,13 @@ func (t *trace) streamStats() []streamStats {
 				}
 				if st.events == 0 {
 					st.first = clock
+				} else if clock < st.last && !back {
+					// libovni's clock is monotonic: a clock that goes back
+					// is damage (ovnidump warns, ovniemu refuses the
+					// trace). The views show the events as they are.
+					back = true
+					t.errors.Report(th.Name(), decode.ErrAt("ovni", s.Name, off,
+						fmt.Sprintf("the clock goes back from %d to %d (ovnidump: backwards jump in time)", st.last, clock), nil, nil))
 				}
 				st.last = clock
 				st.events++

@@ -351,3 +351,37 @@ func checkMounted(t *testing.T, dir string, want []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestClockGoesBack: a stream whose clock goes back (a flipped clock
+// byte; libovni's clock is monotonic, ovnidump warns of a "backwards jump
+// in time") is reported once, at the event's byte, once streams.csv has
+// read the streams; its events are shown as they are, and a monotonic
+// stream beside it adds nothing.
+func TestClockGoesBack(t *testing.T) {
+	good := gen.RandomEvents(2, 50, 100)
+	bad := slices.Clone(good)
+	bad[20].Clock, bad[30].Clock = bad[19].Clock-1, bad[29].Clock/2 // two jumps: one line
+	at := 0
+	for _, ev := range bad[:20] {
+		at += len(gen.AppendEvent(nil, ev))
+	}
+	dir, err := gen.Write(t.TempDir(), []gen.Proc{{Loom: "n", PID: 1, Metadata: gen.Metadata(1, 0, 0, 1),
+		Streams: []gen.Stream{{TID: 1, Events: good}, {TID: 2, Events: bad}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := open(t, dir)
+	testdata.ReadFS(t, src.FS(), "streams.csv")
+	lines := src.Errors.Lines()
+	want := fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d (%#x): the clock goes back from %d to %d", at, at, bad[19].Clock, bad[20].Clock)
+	if len(lines) != 1 || !strings.Contains(lines[0], want) {
+		t.Fatalf("_errors.txt = %q, want one line with %q", lines, want)
+	}
+	var dump []byte
+	for _, ev := range bad {
+		dump = append(dump, gen.DumpLine("n", 1, 2, ev)+"\n"...)
+	}
+	if got := testdata.ReadFS(t, src.FS(), "loom.n/proc.1/thread.2/events.txt"); !bytes.Equal(got, dump) {
+		t.Error("the stream's events are not shown as they are")
+	}
+}
