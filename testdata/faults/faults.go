@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -163,31 +164,37 @@ func CopySource(from, to string) ([]string, error) {
 }
 
 // A Tree is what ReadAll found: each view's bytes (or its error) and
-// _errors.txt.
+// the lines of every _errors.txt.
 type Tree struct {
 	Views  map[string][sha256.Size]byte // each view's SHA-256
 	Errors map[string]error
-	Lines  []string // _errors.txt
+	Lines  []string // _errors.txt, then each source's in a folder ("DIR: line")
 }
 
 // maxViews bounds the views read per source, so that a tree of thousands
 // of per-function files stays quick; they are taken in walk order.
 const maxViews = 400
 
-// ReadAll reads every view of fsys but raw/, checking that each yields
-// exactly its stated size, then _errors.txt last.
+// ReadAll reads every view of fsys but raw/ (each source's), checking
+// that each yields exactly its stated size, then every _errors.txt last:
+// the root's, and in a folder of sources each source's own (README.txt
+// says so), which the root's does not repeat.
 func ReadAll(fsys fs.FS) (*Tree, []error) {
 	tr := &Tree{Views: map[string][sha256.Size]byte{}, Errors: map[string]error{}}
 	var problems []error
 	n := 0
+	errorFiles := []string{"_errors.txt"}
 	fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			tr.Errors[p] = err
 			return nil
-		case p == "raw":
-			return fs.SkipDir
+		case d.IsDir() && d.Name() == "raw" && isFile(fsys, path.Join(path.Dir(p), "_errors.txt")):
+			return fs.SkipDir // a source's raw/: the root's, or one of a folder's
 		case d.IsDir() || p == "_errors.txt":
+			return nil
+		case d.Name() == "_errors.txt":
+			errorFiles = append(errorFiles, p)
 			return nil
 		}
 		if n++; n > maxViews {
@@ -204,12 +211,23 @@ func ReadAll(fsys fs.FS) (*Tree, []error) {
 		tr.Views[p] = b
 		return nil
 	})
-	if b, err := fs.ReadFile(fsys, "_errors.txt"); err == nil {
-		if s := strings.TrimSuffix(string(b), "\n"); s != "" {
-			tr.Lines = strings.Split(s, "\n")
+	for _, p := range errorFiles {
+		b, err := fs.ReadFile(fsys, p)
+		if s := strings.TrimSuffix(string(b), "\n"); err == nil && s != "" {
+			for _, l := range strings.Split(s, "\n") {
+				if dir := path.Dir(p); dir != "." {
+					l = dir + ": " + l
+				}
+				tr.Lines = append(tr.Lines, l)
+			}
 		}
 	}
 	return tr, problems
+}
+
+func isFile(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 var errSize = errors.New("view does not hold its stated size")
