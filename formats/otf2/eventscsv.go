@@ -3,8 +3,10 @@ package otf2
 import (
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
 	"github.com/hpcfs/hpcfs/render"
@@ -176,6 +178,9 @@ func (n *defNames) canHold(rec otf2.RecordInfo) bool {
 // eventsTable is a location's events.csv.
 func (t *trace) eventsTable(loc int) *render.Table {
 	return &render.Table{Columns: t.schema().cols, Open: func(pos []byte) (render.Scanner, error) {
+		if len(pos) == 0 && t.sizings.Add(1) == 2 { // the view is being sized
+			go t.sizeEventsCSV()
+		}
 		f, size, err := t.files[loc].open()
 		if err != nil {
 			return nil, err
@@ -192,6 +197,25 @@ func (t *trace) eventsTable(loc int) *render.Table {
 		}
 		return s, nil
 	}}
+}
+
+// sizeEventsCSV sizes every location's events.csv in the background, on
+// every core but the one the reader renders on (one sizer on 2 cores),
+// once a second one is being sized: whoever reads two
+// locations' tables likely reads them all (cat locations/*/events.csv),
+// and then finds the next ones sized, or being sized, by the time they
+// come to them; whoever reads one does not pay for the others. A view
+// sized already, or read back from the on-disk index, returns at once; a
+// closed source's views fail at once.
+func (t *trace) sizeEventsCSV() {
+	var next atomic.Int64
+	for range max(runtime.GOMAXPROCS(0)-1, 1) {
+		go func() {
+			for i := next.Add(1) - 1; i < int64(len(t.eventsCSV)); i = next.Add(1) - 1 {
+				t.eventsCSV[i].Size()
+			}
+		}()
+	}
 }
 
 // eventsScanner reads one location; its position is the reader's.

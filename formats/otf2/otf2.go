@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/decode/otf2"
 	"github.com/hpcfs/hpcfs/internal/vfs"
@@ -58,22 +59,29 @@ type trace struct {
 	prof        *profile
 	schemaOnce  sync.Once
 	evSchema    *eventSchema
-	files       []evtFile // per location, in ar.Locations order
-	locCols     []string  // per location, its column in events.txt
-	snaps       []evtFile // the same for .snap files
+	eventsCSV   []render.View // per location, its events.csv
+	sizings     atomic.Int64  // sizing passes of events.csv started: 2 starts sizeEventsCSV
+	files       []evtFile     // per location, in ar.Locations order
+	locCols     []string      // per location, its column in events.txt
+	snaps       []evtFile     // the same for .snap files
 }
 
-// evtFile is a location's event file, opened on first use and kept open.
+// evtFile is a location's event file, opened on first use and kept open
+// until the source is closed; opening it after that fails.
 type evtFile struct {
-	path string
-	once sync.Once
-	f    *os.File
-	size int64
-	err  error
+	path   string
+	mu     sync.Mutex
+	opened bool
+	f      *os.File
+	size   int64
+	err    error
 }
 
 func (e *evtFile) open() (*os.File, int64, error) {
-	e.once.Do(func() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.opened {
+		e.opened = true
 		e.f, e.err = os.Open(e.path)
 		if e.err == nil {
 			var fi os.FileInfo
@@ -81,11 +89,16 @@ func (e *evtFile) open() (*os.File, int64, error) {
 				e.size = fi.Size()
 			}
 		}
-	})
+	}
 	return e.f, e.size, e.err
 }
 
 func (e *evtFile) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.opened {
+		e.opened, e.err = true, os.ErrClosed
+	}
 	if e.f != nil {
 		return e.f.Close()
 	}
@@ -146,9 +159,11 @@ func Open(path string) (*vfs.Source, error) {
 	for i, l := range ar.Locations {
 		locNames[i] = strconv.FormatUint(l.ID, 10)
 	}
+	t.eventsCSV = make([]render.View, len(ar.Locations))
 	for i, name := range render.FileNames(locNames) {
 		d := locDir.AddDir(name)
-		d.AddFile("events.csv", t.eventsTable(i).CSV())
+		t.eventsCSV[i] = t.eventsTable(i).CSV()
+		d.AddFile("events.csv", t.eventsCSV[i])
 		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
 	rep := func(view string) func(error) { return src.Errors.Reporter(view) }
