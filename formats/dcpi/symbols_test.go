@@ -2,10 +2,13 @@ package dcpi
 
 import (
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	pprof "github.com/google/pprof/profile"
 
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
@@ -69,6 +72,44 @@ func TestSymbolsMatchAddr2line(t *testing.T) {
 				}
 				if inlined == 0 {
 					t.Errorf("%s: no row in inlined code", view)
+				}
+			}
+			// profile.pb.gz: the samples of each stack of functions (the calls
+			// an address is inlined in, outermost first, then its function)
+			// add up to the counts of the addresses addr2line gives it
+			wantStacks, gotStacks := map[string]int64{}, map[string]int64{}
+			for i, a := range addrs {
+				if (a-lo)%4 != 0 {
+					continue
+				}
+				var names []string
+				for j := len(frames[i]) - 1; j >= 0; j-- {
+					names = append(names, frames[i][j].Function)
+				}
+				if frames[i][0].Function == "??" {
+					names = []string{path.Base(b.Path) + "+0x" + strconv.FormatUint(a, 16)}
+				}
+				wantStacks[strings.Join(names, ";")] += int64(1 + i%7)
+			}
+			prof, err := pprof.ParseData(testdata.ReadFS(t, os.DirFS(mnt), "profile.pb.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, smp := range prof.Sample {
+				var names []string
+				for j := len(smp.Location) - 1; j >= 0; j-- {
+					for k := len(smp.Location[j].Line) - 1; k >= 0; k-- {
+						names = append(names, smp.Location[j].Line[k].Function.Name)
+					}
+				}
+				gotStacks[strings.Join(names, ";")] += smp.Value[0]
+			}
+			if len(gotStacks) != len(wantStacks) {
+				t.Errorf("profile.pb.gz: %d stacks, addr2line gives %d", len(gotStacks), len(wantStacks))
+			}
+			for stack, n := range wantStacks {
+				if gotStacks[stack] != n {
+					t.Errorf("profile.pb.gz: %d samples in %s, addr2line's addresses have %d", gotStacks[stack], stack, n)
 				}
 			}
 			if readme := string(testdata.ReadFS(t, os.DirFS(mnt), "README.txt")); !strings.Contains(readme, b.Path) ||
