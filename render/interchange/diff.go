@@ -408,8 +408,9 @@ func DiffReadme() string {
   _errors.txt          problems of the comparison (each run's own are in a/ and b/)
   a/, b/               the two sources, each as hpcfs mounts it alone (README.txt inside)
   diff/                run b against run a, each the sum of its run's profile.pb.gz files
-                       (listed above): the one at the root of a database, trace or single
-                       profile; every per-thread/rank profile of an hpcrun measurement
+                       (listed above): the one at the root of a database, trace, single
+                       profile or DCPI source (all its profiles' samples, a metric per
+                       event); every per-thread/rank profile of an hpcrun measurement
                        directory; sum/ of a callgrind run in parts or threads; the one
                        profile of a folder holding one. A folder of several unrelated
                        profiles has no run: mount the two files to compare. Contexts are
