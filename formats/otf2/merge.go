@@ -79,6 +79,7 @@ type mergeCursor struct {
 	printer *eventPrinter
 	scratch []byte // NextLen's rendering of values of unknown length
 	times   render.DecimalPrefix
+	ahead   *sizeAhead // while NextLen sizes with goroutines reading ahead
 }
 
 // locTree orders the locations with a pending event by the time of the
@@ -273,13 +274,22 @@ const sectionColumns = "        Location            Timestamp  Attributes\n" +
 	"--------------------------------------------------------------------------------\n"
 
 func (c *mergeCursor) Next(dst []byte) ([]byte, error) {
+	if c.ahead != nil {
+		st := c.State().(packedMerge).unpack(len(c.readers))
+		c.stopAhead()
+		c.open(st.phase, st)
+	}
 	dst, _, err := c.step(dst, false)
 	return dst, err
 }
 
 // NextLen is the length of what Next would append, counted without
-// rendering what has a known length (render.Lengther).
+// rendering what has a known length (render.Lengther). From the start of
+// the events, it reads the locations ahead on other goroutines (sizeAhead).
 func (c *mergeCursor) NextLen() (int64, error) {
+	if c.ahead == nil && c.phase == 0 && !c.started {
+		c.startAhead()
+	}
 	_, n, err := c.step(nil, true)
 	return n, err
 }
@@ -302,6 +312,7 @@ func (c *mergeCursor) step(dst []byte, measure bool) ([]byte, int64, error) {
 	}
 	for len(dst)-start+n < mergeBatch {
 		if c.h.Len() == 0 {
+			c.stopAhead()
 			if c.phase == 0 && c.t.snaps != nil {
 				c.open(1, nil)
 				return dst, int64(n), nil
@@ -312,6 +323,13 @@ func (c *mergeCursor) step(dst []byte, measure bool) ([]byte, int64, error) {
 			return dst, 0, io.EOF
 		}
 		i := c.h.top()
+		if c.ahead != nil {
+			n += int(c.ahead.aheadLen(i))
+			if !c.aheadLoad(i) {
+				c.h.popTop()
+			}
+			continue
+		}
 		loc, col := c.t.ar.Locations[i].ID, c.t.locCols[i]
 		if measure {
 			n += c.printer.lineLen(loc, col, &c.pending[i], &c.scratch)

@@ -1,9 +1,14 @@
 package otf2
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+
+	"github.com/hpcfs/hpcfs/testdata"
 )
 
 // TestLocTree merges streams of times with many ties, and times that go
@@ -63,5 +68,44 @@ func TestLocTree(t *testing.T) {
 				t.Fatalf("%d locations: location %d ended after %d of %d", n, i, next[i]-1, len(s))
 			}
 		}
+	}
+}
+
+// TestSizeAhead sizes events.txt of a generated archive with the locations
+// read ahead (sizeAhead), renders one batch from the sizing cursor's place
+// on the way, and checks the lengths and that batch against the bytes of
+// the view.
+func TestSizeAhead(t *testing.T) {
+	src, tr, err := openTrace(writeGen(t, 3, 20000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	want := testdata.ReadFS(t, src.FS(), "events.txt")
+	c, err := (&mergeGen{t: tr}).Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := c.(*mergeCursor)
+	var off int64
+	for k := 0; ; k++ {
+		n, err := mc.NextLen()
+		if k == 0 && mc.ahead == nil && runtime.GOMAXPROCS(0) > 1 {
+			t.Fatal("sizing does not read ahead")
+		}
+		off += n
+		if err == io.EOF {
+			break
+		}
+		if k == 30 {
+			got, err := mc.Next(nil)
+			if err != nil || mc.ahead != nil || !bytes.Equal(got, want[off:min(off+int64(len(got)), int64(len(want)))]) {
+				t.Fatalf("rendering after sizing %d bytes: %d bytes (%v), not those of events.txt", off, len(got), err)
+			}
+			off += int64(len(got))
+		}
+	}
+	if off != int64(len(want)) {
+		t.Errorf("sized %d bytes, events.txt has %d", off, len(want))
 	}
 }

@@ -108,13 +108,19 @@ func (e *evtFile) Close() error {
 // Open mounts the archive at path (its anchor file or the directory that
 // holds it).
 func Open(path string) (*vfs.Source, error) {
+	src, _, err := openTrace(path)
+	return src, err
+}
+
+// openTrace is Open, with the trace behind the source's views.
+func openTrace(path string) (*vfs.Source, *trace, error) {
 	anchor, ok := otf2.AnchorPath(path)
 	if !ok {
-		return nil, fmt.Errorf("%s: no OTF2 anchor file", path)
+		return nil, nil, fmt.Errorf("%s: no OTF2 anchor file", path)
 	}
 	ar, err := otf2.Open(anchor)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	an := ar.Anchor
 	src := vfs.NewSource("otf2", fmt.Sprintf("%d.%d.%d", an.Major, an.Minor, an.Fix), path, ar.Files()...)
@@ -171,7 +177,7 @@ func Open(path string) (*vfs.Source, error) {
 	interchange.AddTraceViews(root, &chromeTrace{t: t})
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
-	return src, nil
+	return src, t, nil
 }
 
 func (t *trace) readme() ([]byte, error) {
