@@ -10,8 +10,9 @@ import (
 // Bytes returns a View of a small file rendered whole by fn on first use.
 // The rendered bytes are kept in the shared cache under its byte budget and
 // rendered again by fn if evicted, so fn must be deterministic. A data error
-// from fn is reported through onDataError and the view holds the bytes fn
-// returned with it.
+// from fn is reported through onDataError (when nil, the tree's Binding
+// gives it: the view's path) and the view holds the bytes fn returned with
+// it.
 func Bytes(fn func() ([]byte, error), onDataError func(error)) View {
 	return &small{fn: fn, onDataError: onDataError}
 }
@@ -45,6 +46,15 @@ type small struct {
 	sized bool
 	size  int64
 	err   error
+}
+
+// Bind takes the error report the view was not given from the tree.
+func (v *small) Bind(b Binding) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.onDataError == nil {
+		v.onDataError = b.Report
+	}
 }
 
 func (v *small) data() ([]byte, error) {

@@ -777,6 +777,7 @@ func (t *Table) AppendCSV(dst []byte) ([]byte, error) {
 
 // SmallCSV returns the table as the CSV view of a small file (Bytes):
 // rendered whole on first use, without checkpoints or a Parquet twin.
+// onDataError nil: the tree's Binding reports under the view's path.
 func (t *Table) SmallCSV(onDataError func(error)) View {
 	return Bytes(func() ([]byte, error) { return t.AppendCSV(nil) }, onDataError)
 }

@@ -186,27 +186,22 @@ func openDB(path string, meta bool) (*db, error) {
 func (d *db) build() {
 	root := d.src.Root
 	root.AddFile("README.txt", render.Bytes(d.readme, nil))
-	root.AddFile("header.txt", render.Bytes(d.headerText, d.src.Errors.Reporter("header.txt")))
+	root.AddFile("header.txt", render.Bytes(d.headerText, nil))
 	if d.metaPath != "" {
 		d.buildViews()
 		return
 	}
 	dump := root.AddDir("dump")
 	if d.profile != nil {
-		dump.AddFile("profile.db.txt", streamParts(func() []render.Part { return profileDumpParts(d.profile) }, 1024, d.src.Errors.Reporter("dump/profile.db.txt")))
+		dump.AddFile("profile.db.txt", streamParts(func() []render.Part { return profileDumpParts(d.profile) }, 1024))
 	}
 	if d.cct != nil {
-		dump.AddFile("cct.db.txt", streamParts(func() []render.Part { return cctDumpParts(d.cct) }, 64, d.src.Errors.Reporter("dump/cct.db.txt")))
+		dump.AddFile("cct.db.txt", streamParts(func() []render.Part { return cctDumpParts(d.cct) }, 64))
 	}
 	if d.trace != nil {
-		dump.AddFile("trace.db.txt", streamParts(func() []render.Part { return traceDumpParts(d.trace) }, 2048, d.src.Errors.Reporter("dump/trace.db.txt")))
+		dump.AddFile("trace.db.txt", streamParts(func() []render.Part { return traceDumpParts(d.trace) }, 2048))
 	}
 	d.buildViews()
-}
-
-// stream is a big view at the path where; the tree binds its index key.
-func (d *db) stream(gen render.Generator, where string) render.View {
-	return render.Stream(gen, d.src.Errors.Reporter(where))
 }
 
 // knownMinor is the newest minor version of profile.db, cct.db and

@@ -88,8 +88,7 @@ func (d *db) contextsDir() *vfs.Dir {
 	return vfs.Indexed(d.numCtx, func(i int) string { return strconv.Itoa(int(d.contextNames()[i])) + ".csv" },
 		func(i int) vfs.Node {
 			ctx := uint32(d.contextNames()[i])
-			where := "contexts/" + strconv.Itoa(int(ctx)) + ".csv"
-			return vfs.NewFile(d.contextTable(ctx).SmallCSV(d.src.Errors.Reporter(where)))
+			return vfs.NewFile(d.contextTable(ctx).SmallCSV(nil))
 		})
 }
 

@@ -20,21 +20,21 @@ func (d *db) buildViews() {
 	if d.metaPath != "" {
 		metrics = d.metaMetricsTable
 	}
-	root.AddFile("metrics.csv", metrics().SmallCSV(rep("metrics.csv")))
-	root.AddFile("profiles.csv", d.profilesTable().SmallCSV(rep("profiles.csv")))
+	root.AddFile("metrics.csv", metrics().SmallCSV(nil))
+	root.AddFile("profiles.csv", d.profilesTable().SmallCSV(nil))
 	root.AddFile("cct.csv", d.cctTable().CSV())
-	root.AddFile("cct.txt", d.stream(d.cctTxtRows(), "cct.txt"))
+	root.AddFile("cct.txt", render.Stream(d.cctTxtRows(), nil))
 	root.AddFile("unlisted.csv", d.unlistedTable().CSV())
 	if d.profile != nil {
 		root.AddFile("imbalance.csv", d.imbalanceTable().CSV())
 	}
-	root.AddFile("procedures.csv", d.proceduresTable().SmallCSV(rep("procedures.csv")))
+	root.AddFile("procedures.csv", d.proceduresTable().SmallCSV(nil))
 	root.Add("contexts", d.contextsDir())
 	if d.profile != nil {
 		root.AddFile("contexts.csv", d.contextsTable().CSV())
 	}
 	if d.metaPath != "" && len(d.taxonomyFiles()) > 0 {
-		root.AddFile("taxonomy.csv", d.taxonomyTable().SmallCSV(rep("taxonomy.csv")))
+		root.AddFile("taxonomy.csv", d.taxonomyTable().SmallCSV(nil))
 		root.Add("taxonomy", d.taxonomyDir())
 	}
 	if d.profile != nil {

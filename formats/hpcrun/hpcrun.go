@@ -163,7 +163,7 @@ func Open(path string) (*vfs.Source, error) {
 	m.src.Errors.ReportRenames("", fromData, names)
 	root := m.src.Root
 	root.AddFile("README.txt", render.Bytes(m.readme, nil))
-	root.AddFile("profiles.csv", m.profilesTable().SmallCSV(m.src.Errors.Reporter("profiles.csv")))
+	root.AddFile("profiles.csv", m.profilesTable().SmallCSV(nil))
 	root.AddFile("imbalance.csv", m.imbalanceTable().CSV())
 	var traced []*profile
 	for _, p := range m.profiles {
@@ -295,13 +295,13 @@ func (p *profile) entries() []vfs.Entry {
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
 	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
 	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
-		add("hpcproftt.txt", render.Stream(ptGen(p.startProftt), rep("hpcproftt.txt")))
+		add("hpcproftt.txt", render.Stream(ptGen(p.startProftt), nil))
 	}
-	add("header.txt", render.Bytes(p.headerText, rep("header.txt")))
-	add("metrics.csv", p.metricsTable().SmallCSV(rep("metrics.csv")))
-	add("loadmap.csv", p.loadmapTable().SmallCSV(rep("loadmap.csv")))
+	add("header.txt", render.Bytes(p.headerText, nil))
+	add("metrics.csv", p.metricsTable().SmallCSV(nil))
+	add("loadmap.csv", p.loadmapTable().SmallCSV(nil))
 	add("cct.csv", p.cctTable().CSV())
-	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, rep("cct.txt")))
+	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, nil))
 	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
 	if p.tracePath != "" {
 		add("trace.txt", p.traceTable(true).Text(noHeader))

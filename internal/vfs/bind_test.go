@@ -67,8 +67,8 @@ func (v bound) Bind(b render.Binding) { *v.b = b }
 // TestViewsTakeIdentityFromTree: a view learns its index key (format and
 // path, different per path, stable across opens of unchanged inputs, new
 // when an input changes), its error location (its path in the source,
-// also for a source inside a folder) and the options (the index
-// directory is used), in static, Lazy and Indexed directories.
+// also for a source inside a folder; a small file's too) and the options
+// (the index directory is used), in static, Lazy and Indexed directories.
 func TestViewsTakeIdentityFromTree(t *testing.T) {
 	dir := t.TempDir()
 	input := filepath.Join(dir, "input.bin")
@@ -80,6 +80,9 @@ func TestViewsTakeIdentityFromTree(t *testing.T) {
 		s := vfs.NewSource("fmt", "1", input)
 		bad := &recorder{n: 20000, bad: true}
 		s.Root.AddDir("a").AddFile("bad.txt", render.Stream(bad, nil))
+		s.Root.AddDir("b").AddFile("small.csv", render.Bytes(func() ([]byte, error) {
+			return []byte("x\n"), fmt.Errorf("row 2: %w", decode.ErrFormat)
+		}, nil))
 		s.Root.AddFile("static.txt", bound{render.Static(nil), &got.static})
 		s.Root.Add("lazy", vfs.Lazy(func() []vfs.Entry {
 			return []vfs.Entry{{Name: "x.txt", Node: vfs.NewFile(bound{render.Static(nil), &got.lazy})}}
@@ -100,8 +103,10 @@ func TestViewsTakeIdentityFromTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := fs.ReadFile(fsys, "a/bad.txt"); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{"a/bad.txt", "b/small.csv"} {
+		if _, err := fs.ReadFile(fsys, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	keys := map[string]string{}
 	for name, b := range map[string]render.Binding{"static.txt": got.static, "lazy/x.txt": got.lazy, "idx/2": got.indexed, "in.txt": got.inner} {
@@ -118,7 +123,7 @@ func TestViewsTakeIdentityFromTree(t *testing.T) {
 		t.Errorf("keys not distinct: %v", keys)
 	}
 	lines := strings.Join(s.Errors.Lines(), "\n")
-	testdata.Contains(t, "_errors.txt", lines, "a/bad.txt: record 20000: ", "static.txt: boom", "lazy/x.txt: boom", "idx/2: boom")
+	testdata.Contains(t, "_errors.txt", lines, "a/bad.txt: record 20000: ", "b/small.csv: row 2: ", "static.txt: boom", "lazy/x.txt: boom", "idx/2: boom")
 
 	// A good view is indexed under its key: a second open of the same
 	// input reads it back; after the input changed, it measures again.
