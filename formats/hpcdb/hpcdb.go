@@ -87,7 +87,7 @@ type db struct {
 
 	numCtx   int // size of the context-id space known at mount (contexts/)
 	ctxOrder contextOrder
-	imb      imbalance // imbalance.csv's statistics
+	imb      render.Retained[*imbalance] // imbalance.csv's statistics
 }
 
 // Open builds the tree of the database directory at path.

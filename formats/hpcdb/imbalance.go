@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"sync"
+	"unsafe"
 
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/internal/stats"
@@ -24,9 +24,9 @@ type stat struct {
 	proc   bool
 }
 
-// imbalance is the statistics of imbalance.csv, made once.
+// imbalance is the statistics of imbalance.csv (render.Retained: let go
+// under the process's budget once sized, made again when read).
 type imbalance struct {
-	once    sync.Once
 	metrics []metricCol // the thread profiles' inclusive metrics covered
 	procs   []procAgg   // procedure rows
 	rows    []stat      // rows with a value, worst first
@@ -166,94 +166,99 @@ func (m *model) procInstances() (aggs []procAgg, of []int32, outer []bool) {
 // each profile) and per inclusive metric, count, min, max, sum and sum of
 // squares of the profiles' nonzero values.
 func (d *db) imbalance() *imbalance {
-	im := &d.imb
-	im.once.Do(func() {
-		m := d.model.get()
-		p := d.profile
-		if p == nil {
+	return d.imb.Get(func() (*imbalance, int64) {
+		im := &imbalance{}
+		d.sumImbalance(im)
+		return im, int64(len(im.rows))*int64(unsafe.Sizeof(stat{})) + int64(len(im.procs))*int64(unsafe.Sizeof(procAgg{}))
+	})
+}
+
+// sumImbalance fills im.
+func (d *db) sumImbalance(im *imbalance) {
+	m := d.model.get()
+	p := d.profile
+	if p == nil {
+		return
+	}
+	var cols []int // index in m.thread of each covered metric
+	aggs, of, outer := m.procInstances()
+	perMetric := int64(m.numCtx+len(aggs)) * 48
+	for j, c := range m.thread {
+		if c.inc && int64(len(cols)+1)*perMetric <= imbalanceBudget && len(cols) < math.MaxInt16 {
+			cols = append(cols, j)
+			im.metrics = append(im.metrics, c)
+		} else if c.inc {
+			d.src.Errors.Report("imbalance.csv", errString("metric "+c.name+" left out: the statistics of every metric would pass "+strconv.Itoa(imbalanceBudget>>20)+" MB"))
+		}
+	}
+	im.procs = aggs
+	colOf := map[int]int{} // thread metric id -> covered metric
+	for k, j := range cols {
+		colOf[m.thread[j].id] = k
+	}
+	nm := len(cols)
+	ctxStat := make([]stat, m.numCtx*nm)
+	procStat := make([]stat, len(aggs)*nm)
+	procVal := make([]float64, len(aggs)*nm) // one profile's sums
+	var touched []int32
+	var vals []hpcdb.MetricValue
+	onErr := d.src.Errors.Reporter("imbalance.csv")
+	for i := range p.Profiles {
+		if i == 0 || p.Profiles[i].IsSummary() {
+			continue
+		}
+		forEachCtx(p, i, func(c uint32, lo, hi uint64) bool {
+			if int(c) >= m.numCtx {
+				return true
+			}
+			var err error
+			if vals, err = p.Values(i, lo, hi, vals[:0]); err != nil {
+				im.err = err
+				return false
+			}
+			for _, v := range vals {
+				k, ok := colOf[int(v.Metric)]
+				if !ok {
+					continue
+				}
+				ctxStat[int(c)*nm+k].Add(v.Value, int32(i))
+				if a := of[c]; a >= 0 && outer[c] {
+					if procVal[int(a)*nm+k] == 0 {
+						touched = append(touched, a*int32(nm)+int32(k))
+					}
+					procVal[int(a)*nm+k] += v.Value
+				}
+			}
+			return true
+		}, onErr)
+		for _, t := range touched {
+			procStat[t].Add(procVal[t], int32(i))
+			procVal[t] = 0
+		}
+		touched = touched[:0]
+		if im.err != nil {
 			return
 		}
-		var cols []int // index in m.thread of each covered metric
-		aggs, of, outer := m.procInstances()
-		perMetric := int64(m.numCtx+len(aggs)) * 48
-		for j, c := range m.thread {
-			if c.inc && int64(len(cols)+1)*perMetric <= imbalanceBudget && len(cols) < math.MaxInt16 {
-				cols = append(cols, j)
-				im.metrics = append(im.metrics, c)
-			} else if c.inc {
-				d.src.Errors.Report("imbalance.csv", errString("metric "+c.name+" left out: the statistics of every metric would pass "+strconv.Itoa(imbalanceBudget>>20)+" MB"))
-			}
+	}
+	for k, c := range im.metrics {
+		if ids, ok := m.hpcStatIDs(c.id); ok {
+			im.fromSummary += applyHPCStats(p, ctxStat, nm, k, ids, onErr)
 		}
-		im.procs = aggs
-		colOf := map[int]int{} // thread metric id -> covered metric
-		for k, j := range cols {
-			colOf[m.thread[j].id] = k
+	}
+	for k, s := range ctxStat {
+		if s.Count > 0 && m.listed(k/nm) {
+			s.entity, s.metric = int32(k/nm), int16(k%nm)
+			im.rows = append(im.rows, s)
 		}
-		nm := len(cols)
-		ctxStat := make([]stat, m.numCtx*nm)
-		procStat := make([]stat, len(aggs)*nm)
-		procVal := make([]float64, len(aggs)*nm) // one profile's sums
-		var touched []int32
-		var vals []hpcdb.MetricValue
-		onErr := d.src.Errors.Reporter("imbalance.csv")
-		for i := range p.Profiles {
-			if i == 0 || p.Profiles[i].IsSummary() {
-				continue
-			}
-			forEachCtx(p, i, func(c uint32, lo, hi uint64) bool {
-				if int(c) >= m.numCtx {
-					return true
-				}
-				var err error
-				if vals, err = p.Values(i, lo, hi, vals[:0]); err != nil {
-					im.err = err
-					return false
-				}
-				for _, v := range vals {
-					k, ok := colOf[int(v.Metric)]
-					if !ok {
-						continue
-					}
-					ctxStat[int(c)*nm+k].Add(v.Value, int32(i))
-					if a := of[c]; a >= 0 && outer[c] {
-						if procVal[int(a)*nm+k] == 0 {
-							touched = append(touched, a*int32(nm)+int32(k))
-						}
-						procVal[int(a)*nm+k] += v.Value
-					}
-				}
-				return true
-			}, onErr)
-			for _, t := range touched {
-				procStat[t].Add(procVal[t], int32(i))
-				procVal[t] = 0
-			}
-			touched = touched[:0]
-			if im.err != nil {
-				return
-			}
+	}
+	for k, s := range procStat {
+		if s.Count > 0 {
+			s.entity, s.metric, s.proc = int32(k/nm), int16(k%nm), true
+			im.rows = append(im.rows, s)
 		}
-		for k, c := range im.metrics {
-			if ids, ok := m.hpcStatIDs(c.id); ok {
-				im.fromSummary += applyHPCStats(p, ctxStat, nm, k, ids, onErr)
-			}
-		}
-		for k, s := range ctxStat {
-			if s.Count > 0 && m.listed(k/nm) {
-				s.entity, s.metric = int32(k/nm), int16(k%nm)
-				im.rows = append(im.rows, s)
-			}
-		}
-		for k, s := range procStat {
-			if s.Count > 0 {
-				s.entity, s.metric, s.proc = int32(k/nm), int16(k%nm), true
-				im.rows = append(im.rows, s)
-			}
-		}
-		slices.SortStableFunc(im.rows, func(a, b stat) int { return stats.Worse(&a.Acc, &b.Acc) })
-		im.rows = slices.Clip(im.rows)
-	})
-	return im
+	}
+	slices.SortStableFunc(im.rows, func(a, b stat) int { return stats.Worse(&a.Acc, &b.Acc) })
+	im.rows = slices.Clip(im.rows)
 }
 
 // imbalanceTable is imbalance.csv: a row per context or procedure and

@@ -195,10 +195,10 @@ type mount struct {
 	src      *vfs.Source
 	profiles []*profile // sorted by name
 	symsOnce sync.Once
-	syms     *symbols.Resolver // see resolver
-	symErr   func(error)       // reports a module without symbols
-	compared sync.Map          // module paths whose binary was compared with the measurement
-	imb      imbalance         // imbalance.csv's statistics
+	syms     *symbols.Resolver           // see resolver
+	symErr   func(error)                 // reports a module without symbols
+	compared sync.Map                    // module paths whose binary was compared with the measurement
+	imb      render.Retained[*imbalance] // imbalance.csv's statistics
 }
 
 func (m *mount) Close() error {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"unsafe"
 
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/stats"
@@ -36,7 +36,6 @@ const (
 // profiles that have a value there. Every context is numbers in flat
 // slices indexed by the context.
 type imbalance struct {
-	once   sync.Once
 	parent []int32       // merged context -> its parent, -1 for a root
 	label  []uint32      // merged context -> its frame's label in labels, labelBare set when it has no +0x<ip>
 	ip     []uint64      // merged context -> its frame's address
@@ -73,8 +72,8 @@ type imbalanceBuild struct {
 }
 
 func (m *mount) imbalance() *imbalance {
-	im := &m.imb
-	im.once.Do(func() {
+	return m.imb.Get(func() (*imbalance, int64) {
+		im := &imbalance{}
 		b := &imbalanceBuild{im: im, byKey: map[ctxKey]int32{}, modOf: map[string]uint32{}, labelOf: map[string]uint32{},
 			colOf: map[string]int{}, metrics: map[string]bool{}}
 		for pi, p := range m.profiles {
@@ -92,8 +91,20 @@ func (m *mount) imbalance() *imbalance {
 			}
 		}
 		slices.SortStableFunc(im.rows, func(a, b uint64) int { return stats.Worse(im.acc(a), im.acc(b)) })
+		return im, im.bytes()
 	})
-	return im
+}
+
+// bytes is about what the statistics keep once merged.
+func (im *imbalance) bytes() int64 {
+	n := int64(len(im.parent))*4 + int64(len(im.label))*4 + int64(len(im.ip))*8 + int64(len(im.rows))*8
+	for _, st := range im.stats {
+		n += int64(len(st)) * int64(unsafe.Sizeof(stats.Acc{}))
+	}
+	for _, l := range im.labels {
+		n += int64(len(l))
+	}
+	return n
 }
 
 // profile merges the contexts of profile p (number pi) and counts its

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sync"
+	"unsafe"
 
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
@@ -20,21 +20,30 @@ const TimeBins = 100
 // track once per view on first use and keeps only the sums, which it
 // saves beside the on-disk index (render.Saved) when no track ended on a
 // data error: a later mount of the same trace reads them back instead.
+// The sums are render.Retained: a listing that sizes the views of many
+// traces does not keep every trace's sums at once.
 type summary struct {
 	tr Trace
 
 	regSaved, binSaved render.Saved // set by Bind, before first use
 
-	once    sync.Once
-	regions []regionRow
-	end     int64 // the latest event end: the bins span [0, end]
-	err     error // the first data error (the rows hold what came before)
+	reg render.Retained[*regionSums]
+	bin render.Retained[*binSums]
+}
 
-	binOnce sync.Once
-	binEnd  int64 // end when the bins were made
-	bins    []binRow
-	names   [][2]string // name and category of each binRow.region
-	binErr  error
+// regionSums are the rows of regions.csv.
+type regionSums struct {
+	rows []regionRow
+	end  int64 // the latest event end: the bins span [0, end]
+	err  error // the first data error (the rows hold what came before)
+}
+
+// binSums are the cells of time-profile.csv.
+type binSums struct {
+	end   int64 // regionSums.end when the bins were made
+	rows  []binRow
+	names [][2]string // name and category of each binRow.region
+	err   error
 }
 
 type regionKey struct {
@@ -99,46 +108,76 @@ func walk(tr Trace, fn func(track int, e *Event, children []span)) error {
 	return first
 }
 
-func (s *summary) regionRows() ([]regionRow, error) {
-	s.once.Do(func() {
-		if s.loadRegions() {
-			return
-		}
-		rows := map[regionKey]*regionRow{}
-		s.err = walk(s.tr, func(track int, e *Event, children []span) {
-			k := regionKey{track, e.Name, e.Cat}
-			r := rows[k]
-			if r == nil {
-				r = &regionRow{regionKey: k}
-				rows[k] = r
-			}
-			r.count++
-			s.end = max(s.end, e.End())
-			if e.Instant {
-				return
-			}
-			r.inc += e.Dur
-			r.exc += e.Dur
-			for _, c := range children {
-				r.exc -= c.end - c.ts
-			}
-		})
-		for _, r := range rows {
-			s.regions = append(s.regions, *r)
-		}
-		slices.SortFunc(s.regions, func(a, b regionRow) int {
-			return cmp.Or(cmp.Compare(a.track, b.track), cmp.Compare(b.inc, a.inc), cmp.Compare(b.count, a.count),
-				cmp.Compare(a.name, b.name), cmp.Compare(a.cat, b.cat))
-		})
-		keep(s.regSaved, s.err, s.encodeRegions)
-	})
-	return s.regions, s.err
+// sums is what summary/ keeps of a whole pass: regionSums or binSums.
+type sums interface {
+	encode() []byte // what its render.Saved keeps
+	partial() error // the data error that ended the pass, if any
+	bytes() int64   // about what it keeps in memory
 }
 
-// encodeRegions is what regSaved keeps: the end, then the rows.
-func (s *summary) encodeRegions() []byte {
-	w := startSaved(s.end, len(s.regions))
-	for _, r := range s.regions {
+// retained is r's value: loaded from what sv kept when load finds it, else
+// summed (and kept in sv when no data error ended the pass).
+func retained[T sums](r *render.Retained[T], sv render.Saved, load func() (T, bool), sum func() T) T {
+	return r.Get(func() (T, int64) {
+		v, ok := load()
+		if !ok {
+			v = sum()
+			keep(sv, v.partial(), v.encode)
+		}
+		return v, v.bytes()
+	})
+}
+
+func (s *summary) regionRows() *regionSums {
+	return retained(&s.reg, s.regSaved, func() (*regionSums, bool) { v := s.loadRegions(); return v, v != nil }, s.sumRegions)
+}
+
+func (v *regionSums) partial() error { return v.err }
+
+func (v *regionSums) bytes() int64 {
+	n := int64(len(v.rows)) * int64(unsafe.Sizeof(regionRow{}))
+	for _, r := range v.rows {
+		n += int64(len(r.name) + len(r.cat))
+	}
+	return n
+}
+
+// sumRegions reads the trace for regions.csv.
+func (s *summary) sumRegions() *regionSums {
+	v := &regionSums{}
+	rows := map[regionKey]*regionRow{}
+	v.err = walk(s.tr, func(track int, e *Event, children []span) {
+		k := regionKey{track, e.Name, e.Cat}
+		r := rows[k]
+		if r == nil {
+			r = &regionRow{regionKey: k}
+			rows[k] = r
+		}
+		r.count++
+		v.end = max(v.end, e.End())
+		if e.Instant {
+			return
+		}
+		r.inc += e.Dur
+		r.exc += e.Dur
+		for _, c := range children {
+			r.exc -= c.end - c.ts
+		}
+	})
+	for _, r := range rows {
+		v.rows = append(v.rows, *r)
+	}
+	slices.SortFunc(v.rows, func(a, b regionRow) int {
+		return cmp.Or(cmp.Compare(a.track, b.track), cmp.Compare(b.inc, a.inc), cmp.Compare(b.count, a.count),
+			cmp.Compare(a.name, b.name), cmp.Compare(a.cat, b.cat))
+	})
+	return v
+}
+
+// encode is what regSaved keeps: the end, then the rows.
+func (v *regionSums) encode() []byte {
+	w := startSaved(v.end, len(v.rows))
+	for _, r := range v.rows {
 		w.Uint(uint64(r.track)).String(r.name).String(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
 	}
 	return w.Bytes()
@@ -171,11 +210,11 @@ func openSaved(sv render.Saved) (r *render.StateReader, end int64, size uint64) 
 }
 
 // loadRegions reads the rows regSaved kept, checking every field; a
-// damaged file is removed (and the rows computed again).
-func (s *summary) loadRegions() bool {
+// damaged file is removed (and the rows computed again): nil then.
+func (s *summary) loadRegions() *regionSums {
 	r, end, size := openSaved(s.regSaved)
 	if r == nil {
-		return false
+		return nil
 	}
 	n := r.Uint(size / 6) // a row is 6 fields of a byte at least
 	tracks := uint64(len(s.tr.Tracks()))
@@ -187,10 +226,9 @@ func (s *summary) loadRegions() bool {
 	}
 	if r.Err() != nil || (n > 0 && tracks == 0) {
 		s.regSaved.Discard()
-		return false
+		return nil
 	}
-	s.end, s.regions = end, rows
-	return true
+	return &regionSums{rows: rows, end: end}
 }
 
 // binEdge is where bin k starts: k/TimeBins of end, rounded down.
@@ -234,65 +272,78 @@ func binOf(end, t int64) int {
 	return k
 }
 
-func (s *summary) binRows() ([]binRow, error) {
-	s.binOnce.Do(func() {
-		if s.loadBins() {
-			return
-		}
-		if _, s.binErr = s.regionRows(); s.binErr != nil && !render.IsDataError(s.binErr) {
-			return
-		}
-		end := s.end
-		s.binEnd = end
-		cells := map[uint64]int64{}
-		regions := map[[2]string]int32{}
-		s.binErr = walk(s.tr, func(track int, e *Event, children []span) {
-			if e.Instant {
-				return
-			}
-			r, ok := regions[[2]string{e.Name, e.Cat}]
-			if !ok {
-				r = int32(len(s.names))
-				regions[[2]string{e.Name, e.Cat}] = r
-				s.names = append(s.names, [2]string{e.Name, e.Cat})
-			}
-			addBins(cells, r, end, e.TS, e.End(), 1)
-			for _, c := range children {
-				addBins(cells, r, end, c.ts, c.end, -1)
-			}
-		})
-		for k, v := range cells {
-			if v != 0 {
-				s.bins = append(s.bins, binRow{int32(k >> 32), int32(uint32(k)), v})
-			}
-		}
-		slices.SortFunc(s.bins, func(a, b binRow) int {
-			na, nb := &s.names[a.region], &s.names[b.region]
-			return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(na[0], nb[0]), cmp.Compare(na[1], nb[1]))
-		})
-		keep(s.binSaved, s.binErr, s.encodeBins)
-	})
-	return s.bins, s.binErr
+func (s *summary) binRows() *binSums {
+	return retained(&s.bin, s.binSaved, func() (*binSums, bool) { v := s.loadBins(); return v, v != nil }, s.sumBins)
 }
 
-// encodeBins is what binSaved keeps: the end, the region names, the cells.
-func (s *summary) encodeBins() []byte {
-	w := startSaved(s.binEnd, len(s.names))
-	for _, n := range s.names {
+func (v *binSums) partial() error { return v.err }
+
+func (v *binSums) bytes() int64 {
+	n := int64(len(v.rows)) * int64(unsafe.Sizeof(binRow{}))
+	for _, x := range v.names {
+		n += int64(len(x[0]) + len(x[1]))
+	}
+	return n
+}
+
+// sumBins reads the trace for time-profile.csv, after regionRows (for
+// the end of the trace).
+func (s *summary) sumBins() *binSums {
+	v := &binSums{}
+	reg := s.regionRows()
+	if v.err = reg.err; v.err != nil && !render.IsDataError(v.err) {
+		return v
+	}
+	end := reg.end
+	v.end = end
+	cells := map[uint64]int64{}
+	regions := map[[2]string]int32{}
+	v.err = walk(s.tr, func(track int, e *Event, children []span) {
+		if e.Instant {
+			return
+		}
+		r, ok := regions[[2]string{e.Name, e.Cat}]
+		if !ok {
+			r = int32(len(v.names))
+			regions[[2]string{e.Name, e.Cat}] = r
+			v.names = append(v.names, [2]string{e.Name, e.Cat})
+		}
+		addBins(cells, r, end, e.TS, e.End(), 1)
+		for _, c := range children {
+			addBins(cells, r, end, c.ts, c.end, -1)
+		}
+	})
+	for k, x := range cells {
+		if x != 0 {
+			v.rows = append(v.rows, binRow{int32(k >> 32), int32(uint32(k)), x})
+		}
+	}
+	slices.SortFunc(v.rows, func(a, b binRow) int {
+		na, nb := &v.names[a.region], &v.names[b.region]
+		return cmp.Or(cmp.Compare(a.bin, b.bin), cmp.Compare(b.exc, a.exc), cmp.Compare(na[0], nb[0]), cmp.Compare(na[1], nb[1]))
+	})
+	return v
+}
+
+// encode is what binSaved keeps: the end, the region names, the cells.
+func (v *binSums) encode() []byte {
+	w := startSaved(v.end, len(v.names))
+	for _, n := range v.names {
 		w.String(n[0]).String(n[1])
 	}
-	w.Uint(uint64(len(s.bins)))
-	for _, c := range s.bins {
+	w.Uint(uint64(len(v.rows)))
+	for _, c := range v.rows {
 		w.Uint(uint64(c.bin)).Uint(uint64(c.region)).Int(c.exc)
 	}
 	return w.Bytes()
 }
 
-// loadBins reads the cells binSaved kept, checking every field.
-func (s *summary) loadBins() bool {
+// loadBins reads the cells binSaved kept, checking every field; nil when
+// there are none (or they were damaged).
+func (s *summary) loadBins() *binSums {
 	r, end, size := openSaved(s.binSaved)
 	if r == nil {
-		return false
+		return nil
 	}
 	names := make([][2]string, r.Uint(size/2))
 	for i := range names {
@@ -304,18 +355,18 @@ func (s *summary) loadBins() bool {
 	}
 	if r.Err() != nil || (len(bins) > 0 && len(names) == 0) {
 		s.binSaved.Discard()
-		return false
+		return nil
 	}
-	s.binEnd, s.names, s.bins = end, names, bins
-	return true
+	return &binSums{end: end, names: names, rows: bins}
 }
 
-// partialTable is a table of n rows filled by fill, plan giving n (and
-// the rows) on first use; a data error ends the table after the rows (as
-// the rows hold what came before it), any other error fails it.
-func partialTable(cols []render.Column, plan func() (int64, error), fill func(i int64, row *render.Row)) *render.Table {
+// partialTable is a table whose rows open gives on first use (their
+// count and what fills row i, bound to the rows it read); a data error
+// ends the table after the rows (as the rows hold what came before it),
+// any other error fails it.
+func partialTable(cols []render.Column, open func() (int64, func(i int64, row *render.Row), error)) *render.Table {
 	return &render.Table{Columns: cols, Open: func(pos []byte) (render.Scanner, error) {
-		n, err := plan()
+		n, fill, err := open()
 		if err != nil && !render.IsDataError(err) {
 			return nil, err
 		}
@@ -331,13 +382,13 @@ var regionColumns = []render.Column{{Name: "pid", Kind: render.Int}, {Name: "tid
 
 // regionsTable is summary/regions.csv.
 func (s *summary) regionsTable() *render.Table {
-	t := partialTable(regionColumns, func() (int64, error) {
-		rows, err := s.regionRows()
-		return int64(len(rows)), err
-	}, func(i int64, row *render.Row) {
-		r := &s.regions[i]
-		t := &s.tr.Tracks()[r.track]
-		row.Int(t.Pid).Int(t.Tid).Str(t.Thread).Str(r.name).Str(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
+	t := partialTable(regionColumns, func() (int64, func(int64, *render.Row), error) {
+		v := s.regionRows()
+		return int64(len(v.rows)), func(i int64, row *render.Row) {
+			r := &v.rows[i]
+			t := &s.tr.Tracks()[r.track]
+			row.Int(t.Pid).Int(t.Tid).Str(t.Thread).Str(r.name).Str(r.cat).Int(r.count).Int(r.inc).Int(r.exc)
+		}, v.err
 	})
 	t.Bind = func(b render.Binding) { s.regSaved = render.SavedFor(b, "regions") }
 	return t
@@ -348,14 +399,14 @@ var binColumns = []render.Column{{Name: "bin", Kind: render.Int}, {Name: "t_ns",
 
 // timeProfileTable is summary/time-profile.csv.
 func (s *summary) timeProfileTable() *render.Table {
-	t := partialTable(binColumns, func() (int64, error) {
-		rows, err := s.binRows()
-		return int64(len(rows)), err
-	}, func(i int64, row *render.Row) {
-		r := &s.bins[i]
-		k := int(r.bin)
-		name := &s.names[r.region]
-		row.Int(int64(k)).Int(binEdge(s.binEnd, k)).Int(binEdge(s.binEnd, k+1)).Str(name[0]).Str(name[1]).Int(r.exc)
+	t := partialTable(binColumns, func() (int64, func(int64, *render.Row), error) {
+		v := s.binRows()
+		return int64(len(v.rows)), func(i int64, row *render.Row) {
+			r := &v.rows[i]
+			k := int(r.bin)
+			name := &v.names[r.region]
+			row.Int(int64(k)).Int(binEdge(v.end, k)).Int(binEdge(v.end, k+1)).Str(name[0]).Str(name[1]).Int(r.exc)
+		}, v.err
 	})
 	t.Bind = func(b render.Binding) { s.binSaved = render.SavedFor(b, "bins") }
 	return t

@@ -172,25 +172,23 @@ func TestSummarySaved(t *testing.T) {
 func FuzzSummarySaved(f *testing.F) {
 	tr := &listTrace{events: [][]Event{{x("B", 10, 30), x("A", 0, 100)}, {x("A", 0, 50)}}}
 	s := &summary{tr: tr}
-	s.regionRows()
-	s.binRows()
-	f.Add(s.encodeRegions())
-	f.Add(s.encodeBins())
+	f.Add(s.regionRows().encode())
+	f.Add(s.binRows().encode())
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		saved := render.SavedFor(render.Binding{Options: render.Options{IndexDir: dir}, Key: "fuzz"}, "x")
 		saved.Store(b)
 		s := &summary{tr: tr, regSaved: saved}
-		if s.loadRegions() {
-			for _, r := range s.regions {
+		if v := s.loadRegions(); v != nil {
+			for _, r := range v.rows {
 				_ = tr.Tracks()[r.track]
 			}
 		}
 		saved.Store(b)
 		s = &summary{tr: tr, binSaved: saved}
-		if s.loadBins() {
-			for _, c := range s.bins {
-				_ = s.names[c.region]
+		if v := s.loadBins(); v != nil {
+			for _, c := range v.rows {
+				_ = v.names[c.region]
 			}
 		}
 	})
