@@ -78,6 +78,7 @@ const (
 	vInt
 	vUint
 	vFloat
+	vText // a String cell of a Text: u is its CSV field's length
 )
 
 type cell struct {
@@ -111,6 +112,24 @@ func (r *Row) Uint(v uint64) *Row { return r.add(cell{kind: vUint, u: v}) }
 
 // Float appends a Float or Pct cell.
 func (r *Row) Float(v float64) *Row { return r.add(cell{kind: vFloat, u: math.Float64bits(v)}) }
+
+// A Text is a string that a table writes again and again (the name of a
+// definition, the kind of an event): NewText works out its CSV field
+// once, so that a cell of it is copied, or counted, without being
+// scanned for quoting each time.
+type Text struct {
+	s   string
+	csv int // the length of its CSV field
+}
+
+// NewText returns s as a Text.
+func NewText(s string) Text { return Text{s: s, csv: csvStringLen(s)} }
+
+// String is the text.
+func (t *Text) String() string { return t.s }
+
+// Text appends a String cell of t.
+func (r *Row) Text(t *Text) *Row { return r.add(cell{kind: vText, u: uint64(t.csv), s: t.s}) }
 
 // Empty appends an empty cell (no value) of any column.
 func (r *Row) Empty() *Row { r.n++; return r }
@@ -184,6 +203,9 @@ func (t *Table) shapeOf() *tableShape {
 		t.shape = tableShape{cols: cols, accept: make([]uint8, len(cols))}
 		for i, c := range cols {
 			t.shape.accept[i] = 1<<vEmpty | 1<<wantKind(c.Kind)
+			if c.Kind == String {
+				t.shape.accept[i] |= 1 << vText
+			}
 			if c.Kind == Number {
 				t.shape.accept[i] = 0xff
 			}
@@ -442,6 +464,10 @@ func (sh *tableShape) appendRow(dst []byte, r *Row, csv bool) ([]byte, error) {
 		switch col := &sh.cols[c.col]; {
 		case c.kind == vString:
 			dst = AppendCSVField(dst, c.s)
+		case c.kind == vText && int(c.u) == len(c.s):
+			dst = append(dst, c.s...)
+		case c.kind == vText:
+			dst = AppendCSVField(dst, c.s)
 		case c.kind == vInt:
 			dst = appendInt(dst, int64(c.u))
 		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
@@ -468,6 +494,8 @@ func (sh *tableShape) rowLen(r *Row, csv bool) (int64, error) {
 		switch col := &sh.cols[c.col]; {
 		case c.kind == vString:
 			n += csvStringLen(c.s)
+		case c.kind == vText:
+			n += int(c.u)
 		case c.kind == vInt:
 			n += intLen(int64(c.u))
 		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
@@ -487,7 +515,11 @@ func (sh *tableShape) textCell(r *Row, i int, k *int) (cell, error) {
 	}
 	c := &r.cells[*k]
 	*k++
-	return *c, sh.check(c)
+	t := *c
+	if t.kind == vText {
+		t.kind = vString // text views write names (AppendName)
+	}
+	return t, sh.check(c)
 }
 
 func (sh *tableShape) appendTextRow(dst []byte, r *Row) ([]byte, error) {

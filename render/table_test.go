@@ -496,3 +496,40 @@ func TestGroupsPos(t *testing.T) {
 		t.Fatal("a group past the last was accepted")
 	}
 }
+
+// TestTextCells: a cell of a Text is written as a Str cell of its string
+// is, in CSV (quoted, escaped) and in text, and sized alike.
+func TestTextCells(t *testing.T) {
+	names := []string{"main", "a,b", `say "hi"`, "two\nlines", "", " lead", "ünï", "bad\xff", "nul\x00", "util::reduce(const Mesh&)"}
+	texts := make([]Text, len(names))
+	for i, s := range names {
+		texts[i] = NewText(s)
+	}
+	table := func(text bool) *Table {
+		return &Table{Columns: []Column{{Name: "name", Kind: String, Width: 12}, {Name: "n", Kind: Uint}},
+			Open: Counted(int64(len(names)), func(i int64, r *Row) error {
+				if text {
+					r.Text(&texts[i])
+				} else {
+					r.Str(names[i])
+				}
+				r.Uint(uint64(i))
+				return nil
+			})}
+	}
+	for _, csv := range []bool{true, false} {
+		view := func(tab *Table) View {
+			if csv {
+				return tab.CSV()
+			}
+			return tab.Text(nil)
+		}
+		want, got := readAll(t, view(table(false))), readAll(t, view(table(true)))
+		if !bytes.Equal(got, want) {
+			t.Errorf("csv %v: Text cells give\n%q\nStr cells\n%q", csv, got, want)
+		}
+		if size, err := view(table(true)).Size(); err != nil || size != int64(len(want)) {
+			t.Errorf("csv %v: size %d, %v; want %d", csv, size, err, len(want))
+		}
+	}
+}
