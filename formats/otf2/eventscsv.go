@@ -22,16 +22,19 @@ import (
 type eventSchema struct {
 	cols   []render.Column
 	fields [256][]fieldCell // by record type byte, its fields by column
+	events [256]render.Text // by record type byte, its name (the event column)
 	attrs  map[uint64]int   // attribute id -> column
 	attr0  int              // the first attribute column
+	region []render.Text    // by region id, its name ("" for none)
 }
 
 // A fieldCell says how field i of a record becomes a cell of column col.
 type fieldCell struct {
 	col, i int
 	conv   fieldConv
-	table  string // cvRef: the definition table
-	enum   string // cvEnum
+	table  string        // cvRef: the definition table
+	texts  []render.Text // cvRef: the names by id, when the table's are dense ("" for none)
+	enum   string        // cvEnum
 }
 
 type fieldConv uint8
@@ -117,7 +120,16 @@ func newEventSchema(n *defNames, defs []otf2.Def) *eventSchema {
 	add("time_ns", render.Ns)
 	add("event", render.String)
 	add("region", render.String)
+	for i, name := range n.regionName {
+		if i == 0 {
+			s.region = make([]render.Text, len(n.regionName))
+		}
+		if name != "" {
+			s.region[i] = render.NewText(name)
+		}
+	}
 	for _, rec := range otf2.EventRecords() {
+		s.events[rec.ID] = render.NewText(rec.Name)
 		if !n.canHold(rec) {
 			continue
 		}
@@ -135,6 +147,9 @@ func newEventSchema(n *defNames, defs []otf2.Def) *eventSchema {
 				c.conv, c.table, kind = cvRef, "strings", render.String
 			case f.Ref != "" && defTables[f.Ref] != "":
 				c.conv, c.table, kind = cvRef, defTables[f.Ref], render.String
+				if c.table == "regions" {
+					c.texts = s.region
+				}
 			case f.Enum != "" && f.Enum != "Type":
 				c.conv, c.enum, kind = cvEnum, f.Enum, render.String
 			case f.Float:
@@ -260,7 +275,11 @@ func (s *eventsScanner) Scan(row *render.Row) error {
 	base := row.Len() // the row's column 0
 	row.Int(t.clock.rel(ev.Time))
 	nsCell(row, t.clock.ns(ev.Time))
-	row.Str(ev.Name())
+	if name := &s.sc.events[ev.Type()]; name.String() == ev.Name() {
+		row.Text(name)
+	} else {
+		row.Str(ev.Name())
+	}
 	fields := s.sc.fields[ev.Type()]
 	for i := range fields {
 		c := &fields[i]
@@ -314,7 +333,11 @@ func (s *eventsScanner) addField(row *render.Row, c *fieldCell, ev *otf2.Event) 
 	case cvFloat:
 		row.Float(math.Float64frombits(v))
 	case cvRef:
-		row.Str(s.t.names.plain(c.table, v))
+		if v < uint64(len(c.texts)) && c.texts[v].String() != "" {
+			row.Text(&c.texts[v]) // the name plain gives, its quoting known
+		} else {
+			row.Str(s.t.names.plain(c.table, v))
+		}
 	case cvEnum:
 		k := enumValue{c.enum, v}
 		name, ok := s.enums[k]
