@@ -52,7 +52,8 @@ view() {
 	cat "$m/$1" >/dev/null
 	t2=$(ms)
 	printf '| %s | `%s` | %s | %s | %s |\n' "$label" "$1" \
-		"$(awk -v s="$size" 'BEGIN { printf "%.1f MB", s / 1e6 }')" "$(el "$t0" "$t1")" "$(mbps "$size" "$t1" "$t2")"
+		"$(awk -v s="$size" 'BEGIN { if (s < 1e6) printf "%.1f kB", s / 1e3; else printf "%.1f MB", s / 1e6 }')" "$(el "$t0" "$t1")" \
+		"$(awk -v s="$size" -v ns=$((t2 - t1)) 'BEGIN { printf "%.0f ms, %.1f MB/s", ns / 1e6, s * 1e3 / (ns + 1) }')"
 }
 # table V.csv: view V.csv, then view V.parquet.
 table() {
@@ -128,10 +129,12 @@ metric=$(head -1 "$m/$prof" | cut -d, -f4)
 view cct.txt
 table cct.csv
 table imbalance.csv
+table contexts.csv
 table "$prof"
 table "$trace"
 view trace.json
 view trace.pftrace
+query "$label contexts.csv" contexts.csv ctx_id "$metric"
 query "$label profiles/" 'profiles/node-*.csv' ctx_id "$metric"
 query "$label traces/" 'traces/node-*.csv' ctx_id t_ns
 unmount_bg "hpcdb" >>"$work/rss.txt"
