@@ -28,6 +28,17 @@ type splitUnit struct {
 	d     *dwarf.Data
 	cu    *dwarf.Entry
 	files []*dwarf.LineFile // its .debug_line.dwo file table, for DW_AT_call_file
+
+	// For its range lists (ranges): the skeleton's base address, the
+	// binary's .debug_addr from the unit's base, and its range lists
+	// (DWARF 5: the .dwo's after their header; DWARF 4: the binary's
+	// .debug_ranges from the unit's base).
+	base     uint64
+	addr     []byte
+	rngLists []byte
+	v4       bool
+	order    binary.ByteOrder
+	addrSize int
 }
 
 // splitSections are the sections of one split unit: of its .dwo file,
@@ -180,6 +191,7 @@ func (sr *splitReader) split(cu *dwarf.Entry, s splitSections, v4 bool) (*splitU
 	if err != nil {
 		return nil, err
 	}
+	addrBase := int64(0)
 	if sr.addr != nil {
 		base, ok := cu.Val(dwarf.AttrAddrBase).(int64)
 		if !ok {
@@ -188,6 +200,7 @@ func (sr *splitReader) split(cu *dwarf.Entry, s splitSections, v4 bool) (*splitU
 		if base < 0 || base > int64(len(sr.addr)) {
 			return nil, errors.New("skeleton DW_AT_addr_base outside .debug_addr")
 		}
+		addrBase = base
 		d.AddSection(".debug_addr", sr.addr[base:])
 	}
 	if v4 {
@@ -204,7 +217,19 @@ func (sr *splitReader) split(cu *dwarf.Entry, s splitSections, v4 bool) (*splitU
 	if scu == nil {
 		return nil, errors.New("split unit holds no unit")
 	}
-	u := &splitUnit{d: d, cu: scu}
+	u := &splitUnit{d: d, cu: scu, v4: v4, order: sr.m.f.ByteOrder, addrSize: 8}
+	if sr.m.f.Class == elf.ELFCLASS32 {
+		u.addrSize = 4
+	}
+	u.base, _ = cu.Val(dwarf.AttrLowpc).(uint64)
+	if sr.addr != nil {
+		u.addr = sr.addr[addrBase:]
+	}
+	if v4 {
+		u.rngLists = ranges
+	} else {
+		u.rngLists = afterHeader(s.rngLists, 4)
+	}
 	if s.line != nil {
 		// The split unit has no DW_AT_stmt_list: its file table is the
 		// .dwo's line table at 0.
@@ -215,6 +240,125 @@ func (sr *splitReader) split(cu *dwarf.Entry, s splitSections, v4 bool) (*splitU
 		}
 	}
 	return u, nil
+}
+
+// ranges gives the address ranges of entry e of the split unit. Its
+// range lists are read here, not by debug/dwarf, whose base address for
+// them is the split unit's DW_AT_low_pc, which it has not: the base is
+// the skeleton unit's (a unit at one address range, low_pc and high_pc,
+// gives offsets from it).
+func (u *splitUnit) ranges(e *dwarf.Entry) ([][2]uint64, error) {
+	f := e.AttrField(dwarf.AttrRanges)
+	if f == nil {
+		return u.d.Ranges(e)
+	}
+	var off uint64
+	switch v := f.Val.(type) {
+	case int64:
+		off = uint64(v)
+	case uint64:
+		off = v
+	default:
+		return nil, nil
+	}
+	if off > uint64(len(u.rngLists)) {
+		return nil, errors.New("range list outside its section")
+	}
+	b, base := u.rngLists[off:], u.base
+	var out [][2]uint64
+	addr := func(n int) (uint64, bool) {
+		if n > len(b) || n != 4 && n != 8 {
+			return 0, false
+		}
+		v := uint64(u.order.Uint32(b))
+		if n == 8 {
+			v = u.order.Uint64(b)
+		}
+		b = b[n:]
+		return v, true
+	}
+	num := func() (uint64, bool) {
+		v, n := uleb(b)
+		b = b[n:]
+		return v, n > 0
+	}
+	indexed := func() (uint64, bool) { // an address of .debug_addr
+		i, ok := num()
+		n := uint64(u.addrSize)
+		if !ok || i >= uint64(len(u.addr))/n {
+			return 0, false
+		}
+		if n == 4 {
+			return uint64(u.order.Uint32(u.addr[i*n:])), true
+		}
+		return u.order.Uint64(u.addr[i*n:]), true
+	}
+	if u.v4 {
+		// DWARF 4 .debug_ranges: begin, end pairs from the base; an
+		// all-ones begin sets the base; 0, 0 ends.
+		for len(out) < 1<<20 {
+			lo, ok1 := addr(u.addrSize)
+			hi, ok2 := addr(u.addrSize)
+			switch {
+			case !ok1 || !ok2:
+				return out, errors.New("range list runs past its section")
+			case lo == 0 && hi == 0:
+				return out, nil
+			case lo == ^uint64(0)>>(64-8*u.addrSize):
+				base = hi
+			default:
+				out = append(out, [2]uint64{base + lo, base + hi})
+			}
+		}
+		return out, nil
+	}
+	for len(b) > 0 && len(out) < 1<<20 {
+		kind := b[0]
+		b = b[1:]
+		var lo, hi uint64
+		ok1, ok2 := true, true
+		switch kind {
+		case 0: // DW_RLE_end_of_list
+			return out, nil
+		case 1: // DW_RLE_base_addressx
+			base, ok1 = indexed()
+			if !ok1 {
+				return out, errors.New("bad range list")
+			}
+			continue
+		case 2: // DW_RLE_startx_endx
+			lo, ok1 = indexed()
+			hi, ok2 = indexed()
+		case 3: // DW_RLE_startx_length
+			lo, ok1 = indexed()
+			hi, ok2 = num()
+			hi += lo
+		case 4: // DW_RLE_offset_pair
+			lo, ok1 = num()
+			hi, ok2 = num()
+			lo, hi = base+lo, base+hi
+		case 5: // DW_RLE_base_address
+			base, ok1 = addr(u.addrSize)
+			if !ok1 {
+				return out, errors.New("bad range list")
+			}
+			continue
+		case 6: // DW_RLE_start_end
+			lo, ok1 = addr(u.addrSize)
+			hi, ok2 = addr(u.addrSize)
+		case 7: // DW_RLE_start_length
+			lo, ok1 = addr(u.addrSize)
+			hi, ok2 = num()
+			hi += lo
+		default:
+			return out, errors.New("bad range list entry")
+		}
+		if !ok1 || !ok2 {
+			return out, errors.New("bad range list")
+		}
+		out = append(out, [2]uint64{lo, hi})
+	}
+	return out, nil
 }
 
 // gnuForms is a DWARF 4 .dwo abbreviation table with its GNU index

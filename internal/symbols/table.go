@@ -266,7 +266,7 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 		b.addLines(d, cu)
 		if cu.Children {
 			files := cuFiles(d, cu)
-			if err := b.addFuncs(d, r, cu, files, names); err != nil {
+			if err := b.addFuncs(d, d.Ranges, r, cu, files, names); err != nil {
 				return err
 			}
 		}
@@ -288,7 +288,7 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 				}
 				ur := u.d.Reader()
 				if _, err := ur.Next(); err == nil && u.cu.Children {
-					b.addFuncs(u.d, ur, u.cu, u.files, map[dwarf.Offset]int32{})
+					b.addFuncs(u.d, u.ranges, ur, u.cu, u.files, map[dwarf.Offset]int32{})
 				}
 			} else {
 				b.splitMissing++
@@ -374,8 +374,9 @@ func cuFiles(d *dwarf.Data, cu *dwarf.Entry) []*dwarf.LineFile {
 }
 
 // addFuncs reads the entries of one compile unit (r is after cu) and
-// adds the ranges of its subprograms and inlined calls.
-func (b *builder) addFuncs(d *dwarf.Data, r *dwarf.Reader, cu *dwarf.Entry, files []*dwarf.LineFile, names map[dwarf.Offset]int32) error {
+// adds the ranges of its subprograms and inlined calls (as rangesOf
+// gives them).
+func (b *builder) addFuncs(d *dwarf.Data, rangesOf func(*dwarf.Entry) ([][2]uint64, error), r *dwarf.Reader, cu *dwarf.Entry, files []*dwarf.LineFile, names map[dwarf.Offset]int32) error {
 	// stack holds, per open entry with children, the first of its ranges
 	// and how many (0 for entries without code).
 	type open struct{ first, n int32 }
@@ -396,7 +397,7 @@ func (b *builder) addFuncs(d *dwarf.Data, r *dwarf.Reader, cu *dwarf.Entry, file
 		cur := open{top.first, top.n} // lexical blocks and the like are transparent
 		switch e.Tag {
 		case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-			ranges, err := d.Ranges(e)
+			ranges, err := rangesOf(e)
 			if err != nil || len(ranges) == 0 {
 				if e.Tag == dwarf.TagSubprogram {
 					cur = open{-1, 0}

@@ -21,15 +21,21 @@ type Frame struct {
 // Lookup gives, for each address, the frames addr2line -f -i -C prints
 // for it, innermost first.
 func Lookup(bin string, addrs []uint64) ([][]Frame, error) {
+	return LookupWith("addr2line", bin, addrs)
+}
+
+// LookupWith is Lookup with another tool of the same options and output
+// (llvm-addr2line: a second oracle where binutils' is wrong).
+func LookupWith(tool, bin string, addrs []uint64) ([][]Frame, error) {
 	var in bytes.Buffer
 	for _, a := range addrs {
 		fmt.Fprintf(&in, "0x%x\n", a)
 	}
-	cmd := exec.Command("addr2line", "-a", "-f", "-i", "-C", "-e", bin)
+	cmd := exec.Command(tool, "-a", "-f", "-i", "-C", "-e", bin)
 	cmd.Stdin = &in
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("addr2line -e %s: %v", bin, err)
+		return nil, fmt.Errorf("%s -e %s: %v", tool, bin, err)
 	}
 	var res [][]Frame
 	sc := bufio.NewScanner(bytes.NewReader(out))

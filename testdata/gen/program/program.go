@@ -143,6 +143,10 @@ double Grid::step(double dt)
 }
 } // namespace hpc
 
+#ifdef SECOND
+long second(const std::vector<int> &v);
+#endif
+
 __attribute__((noinline)) long count(const std::string &s)
 {
 	long k = 0;
@@ -159,7 +163,26 @@ int main(int argc, char **argv)
 		r += g.step(0.1);
 	std::vector<int> v(argc * 10, 3);
 	std::printf("%g %d %ld\n", r, hpc::reduce(v), count(argv[0]));
+#ifdef SECOND
+	std::printf("%ld\n", second(v));
+#endif
 	return 0;
+}
+`
+
+// cxxSecond is a second compile unit of the split-DWARF builds (but
+// CXXDWP), called from main: a function with inlined calls of its own,
+// whose unit has a base address (low_pc) that its range lists are
+// offsets from.
+const cxxSecond = `#include <vector>
+
+static inline long tri(long n) { return n * (n + 1) / 2; }
+
+__attribute__((noinline)) long second(const std::vector<int> &v)
+{
+	if (v.empty())
+		return 0;
+	return tri(long(v.size())) * 7 + tri(v.front()) - tri(v.back());
 }
 `
 
@@ -186,8 +209,21 @@ func Build(dir string, v Variant) (Binary, error) {
 	case CNoPIE:
 		args = append(args, "-fno-pie", "-no-pie")
 	}
+	srcs := []string{b.Source}
+	if v.Split() && v != CXXDWP {
+		// A second unit: a package or a set of .dwo files holds one
+		// split unit per compile unit, found by the skeleton's dwo_id.
+		// (Not for llvm-dwp: Debian's llvm-dwp 14 loops forever on the
+		// .dwo of this unit, or of any small unit tried.)
+		second := filepath.Join(dir, "second.cc")
+		if err := os.WriteFile(second, []byte(cxxSecond), 0o644); err != nil {
+			return b, err
+		}
+		srcs = append(srcs, second)
+		args = append(args, "-DSECOND")
+	}
 	compile := func(out string, extra ...string) error {
-		return run(dir, cc, append(append(append([]string(nil), args...), extra...), "-o", out, b.Source)...)
+		return run(dir, cc, append(append(append(append([]string(nil), args...), extra...), "-o", out), srcs...)...)
 	}
 	if v == CXXSplit4 || v == CXXDWP4 {
 		args = append(args, "-gdwarf-4")
