@@ -27,6 +27,12 @@
 #   14.0 s (6.0 s); events.txt 7.3 s (3.5 s); C iterate 1.6 s (0.87 s);
 #   cat of every events.csv 13.1 s (4.9 s, was 9.3-10.1 s), 5.6x the C
 #   iterator's CPU; first byte 9-50 ms; peak RSS 57.9 MB.
+# Measured 2026-11-28 (load average ~31) before and after the merge's
+# tournament tree, the decoder's fast path and sizing with the locations
+# read ahead (f188728 -> e40bbc3), one run each, wall (CPU): otf2-print
+#   31.7 s (5.85 s) -> 34.5 s (5.87 s); events.txt 10.9 s (3.24 s) -> 8.0 s
+#   (2.58 s): 2.9x -> 4.3x faster by the wall, CPU 0.55 -> 0.44 of
+#   otf2-print's; peak RSS 57.3 -> 52.2 MB.
 set -euo pipefail
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
 gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
