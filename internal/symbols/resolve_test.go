@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"os"
@@ -187,7 +188,8 @@ func TestMaxDWARF(t *testing.T) {
 }
 
 // FuzzSplitTables feeds a .dwp unit index and a .dwo abbreviation table
-// to their readers: no panic, and no row past the index's units.
+// to their readers (and both as a split unit's range lists and address
+// table): no panic, and no row past the index's units.
 func FuzzSplitTables(f *testing.F) {
 	if b, err := program.Build(f.TempDir(), program.CXXDWP4); err == nil {
 		if p, err := elf.Open(b.DWP); err == nil {
@@ -197,6 +199,15 @@ func FuzzSplitTables(f *testing.F) {
 	}
 	f.Add([]byte("\x05\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00"), []byte("\x01\x11\x01\x03\x82\x3e\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, index, abbrev []byte) {
+		// The bytes as a split unit's range lists and addresses too,
+		// in both forms.
+		for _, v4 := range []bool{false, true} {
+			u := &splitUnit{rngLists: index, addr: abbrev, v4: v4, order: binary.LittleEndian, addrSize: 8, base: 0x1000}
+			for _, off := range []any{int64(0), uint64(1), int64(len(index) / 2)} {
+				e := &dwarf.Entry{Field: []dwarf.Field{{Attr: dwarf.AttrRanges, Val: off, Class: dwarf.ClassRangeListPtr}}}
+				u.ranges(e)
+			}
+		}
 		if x, err := parseUnitIndex(index, binary.LittleEndian); err == nil {
 			for sig, row := range x.rows {
 				if row == 0 || int(row)*len(x.ids) > len(x.offs) {
