@@ -1,6 +1,7 @@
 package interchange
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -41,10 +42,11 @@ type bottomUp struct {
 const maxBottomUpRows = 1 << 19
 
 // outermost is, per node, whether no ancestor of it has its label
-// (a preorder walk with the count of each label on the path).
+// (a preorder walk with the count of each label, a string id, on the
+// path).
 func (t *Tree) outermost() []bool {
 	outermost := make([]bool, t.Len())
-	onPath := map[int32]int32{}
+	onPath := make([]int32, t.strs.Len())
 	var path []int32
 	for _, n := range t.order[1:] {
 		for len(path) > 0 && len(path) >= int(t.depth[n]) {
@@ -70,13 +72,13 @@ func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 		inc[m] = t.inclusive(m)
 	}
 	outermost := t.outermost()
-	index := map[int32]int32{}
+	index := make([]int32, t.strs.Len()) // label -> procedure+1
 	for n := int32(1); n < int32(t.Len()); n++ {
 		l := t.frames.label[t.frame[n]]
-		p, ok := index[l]
-		if !ok {
+		p := index[l] - 1
+		if p < 0 {
 			p = int32(len(labels))
-			index[l] = p
+			index[l] = p + 1
 			labels = append(labels, l)
 			vals = append(vals, make([]int64, 2*nm)...)
 		}
@@ -98,19 +100,23 @@ func newBottomUp(t *Tree) *bottomUp {
 	}
 	outermost := t.outermost()
 	b := &bottomUp{t: t}
-	type key struct{ parent, label int32 }
-	index := map[key]int32{}
+	// index: (parent, label) -> node, an idTable over b's own arrays; it
+	// is not used after the level that passes maxBottomUpRows, so the
+	// nodes that level made are cut from the arrays only
+	var index idTable
+	hash := func(parent, label int32) uint64 { return mix(uint64(uint32(parent))<<32 | uint64(uint32(label))) }
+	hashOf := func(x int32) uint64 { return hash(b.parent[x], b.label[x]) }
 	node := func(parent, label int32, lv int32) int32 {
-		k := key{parent, label}
-		if x, ok := index[k]; ok {
+		x, slot := index.find(hash(parent, label), func(x int32) bool { return b.parent[x] == parent && b.label[x] == label })
+		if x >= 0 {
 			return x
 		}
-		x := int32(len(b.label))
-		index[k] = x
+		x = int32(len(b.label))
 		b.label = append(b.label, label)
 		b.parent = append(b.parent, parent)
 		b.level = append(b.level, lv)
 		b.vals = append(b.vals, make([]int64, 2*nm)...)
+		index.insert(slot, x, hashOf)
 		return x
 	}
 	// Level by level: cur[n] is context n's row at the level before, anc[n]
@@ -123,9 +129,10 @@ func newBottomUp(t *Tree) *bottomUp {
 		cur[n] = -1
 	}
 	anc[Root] = -2
+	next := make([]int32, 0, t.Len())
 	for lv := int32(0); lv <= BottomUpLevels; lv++ {
 		before := len(b.label)
-		next := make([]int32, 0, t.Len())
+		next = next[:0]
 		for n := int32(1); n < int32(t.Len()); n++ {
 			a := anc[n]
 			if a == -2 {
@@ -149,9 +156,6 @@ func newBottomUp(t *Tree) *bottomUp {
 			}
 		}
 		if len(b.label) > maxBottomUpRows && lv > 0 {
-			for x := before; x < len(b.label); x++ {
-				delete(index, key{b.parent[x], b.label[x]})
-			}
 			b.label, b.parent, b.level, b.vals = b.label[:before], b.parent[:before], b.level[:before], b.vals[:before*2*nm]
 			break
 		}
@@ -171,30 +175,54 @@ func newBottomUp(t *Tree) *bottomUp {
 			}
 		}
 	}
-	// preorder with siblings by the first metric's inclusive value
-	kids := make([][]int32, len(b.label)+1) // kids[len] holds the procedures
-	for x := range b.label {
-		p := b.parent[x]
-		if p < 0 {
-			p = int32(len(b.label))
+	index, inc, outermost, cur, anc, next = idTable{}, nil, nil, nil, nil, nil
+	b.label, b.parent, b.level, b.vals = slices.Clip(b.label), slices.Clip(b.parent), slices.Clip(b.level), slices.Clip(b.vals)
+	// preorder with siblings by the first metric's inclusive value; the
+	// children of x are kids[start[x]:start[x+1]] in the order they were
+	// made (x = len(b.label) for the procedures)
+	nb := len(b.label)
+	start := make([]int32, nb+2)
+	up := func(x int) int {
+		if p := b.parent[x]; p >= 0 {
+			return int(p)
 		}
-		kids[p] = append(kids[p], int32(x))
+		return nb
 	}
+	for x := range nb {
+		start[up(x)+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	kids := make([]int32, nb)
+	fill := slices.Clone(start[:nb+1])
+	for x := range nb {
+		p := up(x)
+		kids[fill[p]] = int32(x)
+		fill[p]++
+	}
+	fill = nil
 	by := func(x, y int32) int {
 		if nm > 0 {
 			if c := cmp.Compare(b.vals[int(y)*2*nm], b.vals[int(x)*2*nm]); c != 0 {
 				return c
 			}
 		}
-		return cmp.Compare(b.name(x), b.name(y))
+		return bytes.Compare(b.nameBytes(x), b.nameBytes(y))
 	}
-	stack := slices.SortedFunc(slices.Values(kids[len(b.label)]), by)
+	sortKids := func(x int) []int32 {
+		k := kids[start[x]:start[x+1]]
+		slices.SortFunc(k, by)
+		return k
+	}
+	stack := slices.Clone(sortKids(nb))
 	slices.Reverse(stack)
+	b.order = make([]int32, 0, nb)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		b.order = append(b.order, x)
-		k := slices.SortedFunc(slices.Values(kids[x]), by)
+		k := sortKids(int(x))
 		for i := len(k) - 1; i >= 0; i-- {
 			stack = append(stack, k[i])
 		}
@@ -202,11 +230,14 @@ func newBottomUp(t *Tree) *bottomUp {
 	return b
 }
 
-func (b *bottomUp) name(x int32) string {
+func (b *bottomUp) name(x int32) string { return string(b.nameBytes(x)) }
+
+// nameBytes is name(x) without copying (valid while the tree lives).
+func (b *bottomUp) nameBytes(x int32) []byte {
 	if b.label[x] < 0 {
-		return noCaller
+		return []byte(noCaller)
 	}
-	return string(b.t.strs.bytes(b.label[x]))
+	return b.t.strs.bytes(b.label[x])
 }
 
 // metricColumns are the "<metric>_inc" and "<metric>_exc" columns of
