@@ -53,7 +53,7 @@ func (d *Dir) bindAt(src *Source, rel string) {
 	}
 	d.at = &place{src, rel}
 	entries := d.entries
-	if d.lazy == nil && d.indexed == nil {
+	if d.lazy == nil && d.indexed == nil && d.lazyIndexed == nil {
 		entries = append([]Entry(nil), entries...)
 	}
 	d.mu.Unlock()

@@ -34,14 +34,17 @@ type Entry struct {
 }
 
 // A Dir is a directory. Its entries are static (Add), produced once on
-// first listing (Lazy), or made on demand from an index (Indexed).
+// first listing (Lazy), or made on demand from an index (Indexed,
+// LazyIndexed).
 type Dir struct {
 	mu      sync.Mutex
 	entries []Entry // sorted by name once listed
 	sorted  bool
 	lazy    func(render.Options) []Entry
 
-	indexed *indexed
+	indexed     *indexed
+	lazyIndexed func() *indexed // made into indexed on first use
+	indexOnce   sync.Once
 	inputs  *Inputs // checked before the views below are served; nil for none
 
 	src *Source // the source whose root this is; nil for other directories
@@ -106,7 +109,26 @@ func (d *Dir) AddDir(name string) *Dir {
 // but the first. Recently built nodes are kept, up to a bound, so their
 // views keep their sizes.
 func Indexed(n int, name func(i int) string, node func(i int) Node) *Dir {
-	return &Dir{indexed: &indexed{n: n, name: name, node: node, memo: map[int]*list.Element{}, order: list.New()}}
+	return &Dir{indexed: newIndexed(n, name, node)}
+}
+
+// LazyIndexed is Indexed for a directory whose entries are known only
+// after some work (a profile's procedures): fn gives Indexed's arguments
+// on first use (listing or lookup).
+func LazyIndexed(fn func() (n int, name func(i int) string, node func(i int) Node)) *Dir {
+	return &Dir{lazyIndexed: func() *indexed { return newIndexed(fn()) }}
+}
+
+func newIndexed(n int, name func(int) string, node func(int) Node) *indexed {
+	return &indexed{n: n, name: name, node: node, memo: map[int]*list.Element{}, order: list.New()}
+}
+
+// index is the directory's indexed entries, nil for other directories.
+func (d *Dir) index() *indexed {
+	if d.lazyIndexed != nil {
+		d.indexOnce.Do(func() { d.indexed = d.lazyIndexed() })
+	}
+	return d.indexed
 }
 
 type indexed struct {
@@ -127,7 +149,7 @@ type memoEntry struct {
 }
 
 func (d *Dir) get(i int) Node {
-	x := d.indexed
+	x := d.index()
 	x.mu.Lock()
 	if e, ok := x.memo[i]; ok {
 		x.order.MoveToFront(e)
@@ -180,8 +202,8 @@ func (d *Dir) list() []Entry {
 
 // Len is the number of entries.
 func (d *Dir) Len() int {
-	if d.indexed != nil {
-		return d.indexed.n
+	if x := d.index(); x != nil {
+		return x.n
 	}
 	return len(d.list())
 }
@@ -189,7 +211,7 @@ func (d *Dir) Len() int {
 // Names returns the entry names in order, calling fn for each until it
 // returns false.
 func (d *Dir) Names(fn func(name string) bool) {
-	if x := d.indexed; x != nil {
+	if x := d.index(); x != nil {
 		for i := 0; i < x.n; i++ {
 			if !fn(x.name(i)) {
 				return
@@ -207,7 +229,7 @@ func (d *Dir) Names(fn func(name string) bool) {
 // isDirAt reports whether the i-th entry is a directory without building
 // it, for Indexed directories.
 func (d *Dir) isDirAt(i int) bool {
-	if d.indexed != nil {
+	if d.index() != nil {
 		i = 0
 	}
 	_, ok := d.At(i).Node.(*Dir)
@@ -216,7 +238,7 @@ func (d *Dir) isDirAt(i int) bool {
 
 // nameAt is the i-th name, without building the node.
 func (d *Dir) nameAt(i int) string {
-	if x := d.indexed; x != nil {
+	if x := d.index(); x != nil {
 		return x.name(i)
 	}
 	return d.list()[i].Name
@@ -224,7 +246,7 @@ func (d *Dir) nameAt(i int) string {
 
 // At returns the i-th entry in name order.
 func (d *Dir) At(i int) Entry {
-	if x := d.indexed; x != nil {
+	if x := d.index(); x != nil {
 		return Entry{x.name(i), d.get(i)}
 	}
 	return d.list()[i]
@@ -232,7 +254,7 @@ func (d *Dir) At(i int) Entry {
 
 // Lookup returns the child called name, or nil.
 func (d *Dir) Lookup(name string) Node {
-	if x := d.indexed; x != nil {
+	if x := d.index(); x != nil {
 		lo, hi := 0, x.n
 		for lo < hi {
 			mid := int(uint(lo+hi) >> 1)

@@ -3,6 +3,7 @@ package vfs_test
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,14 +28,44 @@ func sampleTree(t *testing.T) (*vfs.FS, []byte) {
 	s.Root.AddFile("big.csv", render.Bytes(func() ([]byte, error) { return big, nil }, nil))
 	s.Root.Add("items", vfs.Indexed(1000, func(i int) string { return fmt.Sprintf("%04d.txt", i) },
 		func(i int) vfs.Node { return vfs.NewFile(render.Static(fmt.Appendf(nil, "item %d\n", i))) }))
+	s.Root.Add("later", vfs.LazyIndexed(func() (int, func(int) string, func(int) vfs.Node) {
+		return 3, func(i int) string { return fmt.Sprintf("%c.txt", 'a'+i) },
+			func(i int) vfs.Node { return vfs.NewFile(render.Static(fmt.Appendf(nil, "later %d\n", i))) }
+	}))
 	s.Errors.Report("big.csv", fmt.Errorf("something odd"))
 	return vfs.NewFS(s.Root, time.Unix(1700000000, 0)), big
 }
 
 func TestTreeFS(t *testing.T) {
 	fsys, _ := sampleTree(t)
-	if err := fstest.TestFS(fsys, "README.txt", "big.csv", "_errors.txt", "raw/data.bin", "items/0999.txt"); err != nil {
+	if err := fstest.TestFS(fsys, "README.txt", "big.csv", "_errors.txt", "raw/data.bin", "items/0999.txt", "later/a.txt", "later/c.txt"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLazyIndexed: a LazyIndexed directory does its work on first use
+// only, once, and then lists and looks up as Indexed does.
+func TestLazyIndexed(t *testing.T) {
+	calls := 0
+	d := vfs.LazyIndexed(func() (int, func(int) string, func(int) vfs.Node) {
+		calls++
+		return 2, func(i int) string { return []string{"x.csv", "y.csv"}[i] },
+			func(i int) vfs.Node { return vfs.NewFile(render.Static([]byte{byte('0' + i)})) }
+	})
+	root := vfs.NewDir()
+	root.Add("d", d)
+	if calls != 0 {
+		t.Fatalf("work done before use")
+	}
+	fsys := vfs.NewFS(root, time.Unix(1700000000, 0))
+	if b, err := fs.ReadFile(fsys, "d/y.csv"); err != nil || string(b) != "1" {
+		t.Fatalf("d/y.csv: %q, %v", b, err)
+	}
+	if _, err := fs.Stat(fsys, "d/z.csv"); err == nil {
+		t.Fatal("d/z.csv found")
+	}
+	if es, err := fs.ReadDir(fsys, "d"); err != nil || len(es) != 2 || es[0].Name() != "x.csv" || calls != 1 {
+		t.Fatalf("listing %v, %v; %d calls", es, err, calls)
 	}
 }
 

@@ -328,38 +328,87 @@ func (v *bottomUpViews) csv() render.View {
 	return t.CSV()
 }
 
-// callers lists callers/<procedure>.csv: caller and values, one row per
-// direct caller of the procedure (noCaller for its calls from the top).
-func (v *bottomUpViews) callers() []vfs.Entry {
+// callers is callers/<procedure>.csv, made on demand: caller and
+// values, one row per direct caller of the procedure (noCaller for its
+// calls from the top). The names are render.FileNames of the procedures
+// in bottom-up order, kept sorted in one blob (a map and a string per
+// procedure cost ~700 bytes each with the entries they named).
+func (v *bottomUpViews) callers() (int, func(int) string, func(int) vfs.Node) {
 	b, err := v.get()
 	if err != nil {
-		return nil
+		return 0, nil, nil
 	}
-	var procs []int32
-	var names []string
-	for _, x := range b.order {
+	var at []int32 // per procedure: its position in b.order
+	var names blobStrings
+	for i, x := range b.order {
 		if b.level[x] == 0 {
-			procs = append(procs, x)
-			// PHP namespaces use '\\', which io/fs forbids in names
-			names = append(names, render.SafeName(strings.ReplaceAll(b.name(x), "\\", "_"))+".csv")
+			at = append(at, int32(i))
+			// PHP namespaces use '\', which io/fs forbids in names
+			names.add(render.SafeName(render.SafeName(strings.ReplaceAll(b.name(x), "\\", "_")) + ".csv"))
 		}
 	}
-	kids := map[int32][]int32{}
-	for _, x := range b.order {
-		if b.level[x] == 1 {
-			kids[b.parent[x]] = append(kids[b.parent[x]], x)
+	perm := names.sorted()
+	for i := 1; i < len(perm); i++ {
+		if bytes.Equal(names.at(perm[i-1]), names.at(perm[i])) { // rare: FileNames numbers them
+			all := make([]string, len(at))
+			for k := range all {
+				all[k] = string(names.at(int32(k)))
+			}
+			names = blobStrings{}
+			for _, n := range render.FileNames(all) {
+				names.add(n)
+			}
+			perm = names.sorted()
+			break
 		}
 	}
 	cols := append([]render.Column{{Name: "caller"}}, b.metricColumns()...)
-	var out []vfs.Entry
-	for i, name := range render.FileNames(names) {
-		calls := kids[procs[i]]
+	node := func(i int) vfs.Node {
+		var calls []int32
+		for _, x := range b.order[at[perm[i]]+1:] {
+			if b.level[x] == 0 {
+				break
+			}
+			if b.level[x] == 1 {
+				calls = append(calls, x)
+			}
+		}
 		t := &render.Table{Columns: cols, Open: render.Counted(int64(len(calls)), func(j int64, row *render.Row) error {
 			row.Str(b.name(calls[j]))
 			b.addVals(row, calls[j])
 			return nil
 		})}
-		out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(t.SmallCSV(nil))})
+		return vfs.NewFile(t.SmallCSV(nil))
 	}
-	return out
+	return len(perm), func(i int) string { return string(names.at(perm[i])) }, node
+}
+
+// blobStrings are strings kept in one byte blob: string i is
+// blob[end[i-1]:end[i]].
+type blobStrings struct {
+	blob []byte
+	end  []int
+}
+
+func (s *blobStrings) add(v string) {
+	s.blob = append(s.blob, v...)
+	s.end = append(s.end, len(s.blob))
+}
+
+func (s *blobStrings) at(i int32) []byte {
+	lo := 0
+	if i > 0 {
+		lo = s.end[i-1]
+	}
+	return s.blob[lo:s.end[i]]
+}
+
+// sorted is the indexes of the strings in increasing order.
+func (s *blobStrings) sorted() []int32 {
+	perm := make([]int32, len(s.end))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return bytes.Compare(s.at(a), s.at(b)) })
+	return perm
 }

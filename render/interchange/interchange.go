@@ -78,7 +78,7 @@ func (p *Profile) Entries() []vfs.Entry {
 	pb := render.Stream(&pprofGen{p: p}, p.report("profile.pb.gz"))
 	bu := &bottomUpViews{p: p}
 	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: &vfs.File{View: pb, Origin: p}},
-		{Name: "bottom-up.csv", Node: vfs.NewFile(bu.csv())}, {Name: "callers", Node: vfs.Lazy(bu.callers)}}
+		{Name: "bottom-up.csv", Node: vfs.NewFile(bu.csv())}, {Name: "callers", Node: vfs.LazyIndexed(bu.callers)}}
 }
 
 // pprofPlan is the profile's pprofPlan, made on first use.
