@@ -3,6 +3,7 @@ package interchange
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -30,7 +31,7 @@ type bottomUp struct {
 	label  []int32 // per node of the inverted tree: a label string id of t, -1 for noCaller
 	parent []int32 // per node; -1 for the procedures (level 0)
 	level  []int32
-	vals   []int64 // per node: inclusive then exclusive value of each metric
+	vals   int64s  // per node: inclusive then exclusive value of each metric
 	order  []int32 // preorder: procedures, then each node's callers, by first metric's inclusive value
 	levels int32   // the deepest level built
 }
@@ -94,9 +95,13 @@ func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 
 func newBottomUp(t *Tree) *bottomUp {
 	nm := len(t.Metrics)
-	inc := make([][]int64, nm)
-	for m := range inc {
-		inc[m] = t.inclusive(m)
+	// inclusive values, node*nm+metric (read in node order below)
+	var inc int64s
+	inc.grow(t.Len() * nm)
+	for m := range nm {
+		for n, v := range t.inclusive(m) {
+			inc.add(n*nm+m, v)
+		}
 	}
 	outermost := t.outermost()
 	b := &bottomUp{t: t}
@@ -115,7 +120,7 @@ func newBottomUp(t *Tree) *bottomUp {
 		b.label = append(b.label, label)
 		b.parent = append(b.parent, parent)
 		b.level = append(b.level, lv)
-		b.vals = append(b.vals, make([]int64, 2*nm)...)
+		b.vals.grow(2 * nm)
 		index.insert(slot, x, hashOf)
 		return x
 	}
@@ -150,13 +155,14 @@ func newBottomUp(t *Tree) *bottomUp {
 			next = append(next, x)
 			for m := range nm {
 				if outermost[n] {
-					b.vals[int(x)*2*nm+2*m] += inc[m][n]
+					b.vals.add(int(x)*2*nm+2*m, inc.get(int(n)*nm+m))
 				}
-				b.vals[int(x)*2*nm+2*m+1] += t.self(n, m)
+				b.vals.add(int(x)*2*nm+2*m+1, t.self(n, m))
 			}
 		}
 		if len(b.label) > maxBottomUpRows && lv > 0 {
-			b.label, b.parent, b.level, b.vals = b.label[:before], b.parent[:before], b.level[:before], b.vals[:before*2*nm]
+			b.label, b.parent, b.level = b.label[:before], b.parent[:before], b.level[:before]
+			b.vals.truncate(before * 2 * nm)
 			break
 		}
 		b.levels = lv
@@ -175,8 +181,11 @@ func newBottomUp(t *Tree) *bottomUp {
 			}
 		}
 	}
-	index, inc, outermost, cur, anc, next = idTable{}, nil, nil, nil, nil, nil
-	b.label, b.parent, b.level, b.vals = slices.Clip(b.label), slices.Clip(b.parent), slices.Clip(b.level), slices.Clip(b.vals)
+	if err := inc.Err(); err != nil {
+		b.vals.fail(err)
+	}
+	index, inc, outermost, cur, anc, next = idTable{}, int64s{}, nil, nil, nil, nil
+	b.label, b.parent, b.level = slices.Clip(b.label), slices.Clip(b.parent), slices.Clip(b.level)
 	// preorder with siblings by the first metric's inclusive value; the
 	// children of x are kids[start[x]:start[x+1]] in the order they were
 	// made (x = len(b.label) for the procedures)
@@ -202,11 +211,16 @@ func newBottomUp(t *Tree) *bottomUp {
 		fill[p]++
 	}
 	fill = nil
-	by := func(x, y int32) int {
+	// the first metric's inclusive value of each row, the sort key
+	key := make([]int64, nb)
+	for x := range key {
 		if nm > 0 {
-			if c := cmp.Compare(b.vals[int(y)*2*nm], b.vals[int(x)*2*nm]); c != 0 {
-				return c
-			}
+			key[x] = b.vals.get(x * 2 * nm)
+		}
+	}
+	by := func(x, y int32) int {
+		if c := cmp.Compare(key[y], key[x]); c != 0 {
+			return c
 		}
 		return bytes.Compare(b.nameBytes(x), b.nameBytes(y))
 	}
@@ -252,8 +266,9 @@ func (b *bottomUp) metricColumns() []render.Column {
 
 // addVals appends node x's values to row.
 func (b *bottomUp) addVals(row *render.Row, x int32) {
-	for _, v := range b.vals[int(x)*2*len(b.t.Metrics) : int(x+1)*2*len(b.t.Metrics)] {
-		row.Int(v)
+	nm := len(b.t.Metrics)
+	for i := range 2 * nm {
+		row.Int(b.vals.get(int(x)*2*nm + i))
 	}
 }
 
@@ -308,6 +323,7 @@ func (v *bottomUpViews) get() (*bottomUp, error) {
 			return
 		}
 		v.b = newBottomUp(t)
+		v.err = errors.Join(t.Err(), v.b.vals.Err())
 	})
 	return v.b, v.err
 }

@@ -43,6 +43,9 @@ func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 	start := len(dst)
 	for len(dst)-start < batchBytes {
 		if c.i >= len(c.t.order) {
+			if err := c.t.Err(); err != nil {
+				return dst, err
+			}
 			if len(dst) > start {
 				return dst, nil
 			}

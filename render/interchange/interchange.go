@@ -102,7 +102,8 @@ func (p *Profile) flameEntries() []vfs.Entry {
 		out = append(out,
 			vfs.Entry{Name: name + ".folded", Node: vfs.NewFile(render.Stream(&foldedGen{tree: p.tree, m: m, b: -1}, nil))},
 			vfs.Entry{Name: name + ".svg", Node: vfs.NewFile(render.Bytes(pinned(func() ([]byte, error) {
-				return svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")"), nil
+				b := svgBytes(t, m, p.title+" — "+t.Metrics[m].Name+" ("+t.Metrics[m].Unit+")")
+				return b, t.Err()
 			}), nil))})
 	}
 	return out

@@ -117,7 +117,8 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 	case r < p.locations:
 		x := t.order[r-p.samples]
 		nm := len(t.Metrics)
-		vals := t.vals[int(x)*nm : int(x)*nm+nm]
+		w.vals = t.vals.row(w.vals, int(x)*nm, nm)
+		vals := w.vals
 		nonzero := false
 		for _, v := range vals {
 			nonzero = nonzero || v != 0
@@ -261,6 +262,9 @@ func (c *pprofCursor) Next(dst []byte) ([]byte, error) {
 		c.pos.r++
 	}
 	last := c.pos.r == c.plan.end
+	if err := c.plan.t.Err(); err != nil {
+		return dst, err
+	}
 	c.pos.crc = crc32.Update(c.pos.crc, crc32.IEEETable, c.w.out.b)
 	c.pos.n += uint32(len(c.w.out.b))
 	fw := flateWriters.Get().(*flate.Writer)
@@ -294,6 +298,7 @@ func (c *pprofCursor) Next(dst []byte) ([]byte, error) {
 type pbWriter struct {
 	out, msg, sub pbuf
 	path          pathCache // of the last sample
+	vals          []int64   // of the last sample
 }
 
 // field writes the message in m as top-level field f.

@@ -43,7 +43,7 @@ type Tree struct {
 	frames frameTable
 	parent []int32
 	frame  []int32
-	vals   []int64 // node*len(Metrics)+metric, exclusive
+	vals   int64s  // node*len(Metrics)+metric, exclusive; in a file past SpillValues
 	child  idTable // (parent, label) -> node; dropped by Done
 
 	// set by Done
@@ -77,7 +77,9 @@ func frameHash(name, file, module int32, line int64, addr uint64) uint64 {
 
 // NewTree returns a tree holding only its root.
 func NewTree(metrics []Metric) *Tree {
-	return &Tree{Metrics: metrics, strs: newStrTable(), parent: []int32{-1}, frame: []int32{-1}, vals: make([]int64, len(metrics))}
+	t := &Tree{Metrics: metrics, strs: newStrTable(), parent: []int32{-1}, frame: []int32{-1}}
+	t.vals.grow(len(metrics))
+	return t
 }
 
 // Root is the node above every frame.
@@ -124,15 +126,13 @@ func (t *Tree) Child(parent int32, f Frame) int32 {
 	n = int32(len(t.parent))
 	t.parent = append(t.parent, parent)
 	t.frame = append(t.frame, fi)
-	for range t.Metrics {
-		t.vals = append(t.vals, 0)
-	}
+	t.vals.grow(len(t.Metrics))
 	t.child.insert(slot, n, t.childHash)
 	return n
 }
 
 // Add adds v to the exclusive value of metric m at node n.
-func (t *Tree) Add(n int32, m int, v int64) { t.vals[int(n)*len(t.Metrics)+m] += v }
+func (t *Tree) Add(n int32, m int, v int64) { t.vals.add(int(n)*len(t.Metrics)+m, v) }
 
 // intern adds strings to the tree's string table (pprof's) and returns
 // their ids; only before Done.
@@ -191,7 +191,7 @@ func (t *Tree) Done() {
 	t.totals = make([]int64, nm)
 	for i := range n {
 		for m := range nm {
-			t.totals[m] += t.vals[i*nm+m]
+			t.totals[m] += t.vals.get(i*nm + m)
 		}
 	}
 }
@@ -203,14 +203,18 @@ func (t *Tree) Len() int { return len(t.parent) }
 // exclusive values.
 func (t *Tree) Total(m int) int64 { return t.totals[m] }
 
-func (t *Tree) self(n int32, m int) int64 { return t.vals[int(n)*len(t.Metrics)+m] }
+func (t *Tree) self(n int32, m int) int64 { return t.vals.get(int(n)*len(t.Metrics) + m) }
+
+// Err is the first failure of the file the tree's values moved to (see
+// SpillValues); values read as 0 after it, so a view that saw one fails.
+func (t *Tree) Err() error { return t.vals.Err() }
 
 // inclusive is the inclusive value of metric m of every node.
 func (t *Tree) inclusive(m int) []int64 {
 	nm := len(t.Metrics)
 	inc := make([]int64, t.Len())
 	for i := range inc {
-		inc[i] = t.vals[i*nm+m]
+		inc[i] = t.vals.get(i*nm + m)
 	}
 	for i := len(t.order) - 1; i > 0; i-- {
 		x := t.order[i]
