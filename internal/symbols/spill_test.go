@@ -56,6 +56,16 @@ func TestSpill(t *testing.T) {
 			check := func(r *Resolver) {
 				t.Helper()
 				m := r.Module(b.Path)
+				// Another reader at the same time, as FUSE serves
+				// reads (go test -race checks the shared caches).
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for i := len(addrs) - 1; i >= 0; i-- {
+						m.Lookup(addrs[i])
+					}
+				}()
+				defer func() { <-done }()
 				bad := 0
 				for i, a := range addrs {
 					got := m.Lookup(a)
