@@ -5,8 +5,11 @@
 # 1,000,000, ~195 MB). Prints otf2-print's time to /dev/null, a fresh
 # mount's cat events.txt (sizing included), a C program that only
 # iterates the events with the reference reader against cat of every
-# location's events.csv, the first byte of views once sized, and the
-# server's peak RSS. Needs otf2-tools and libopen-trace-format2-dev.
+# location's events.csv (in the fresh mount, after events.txt; then in a
+# first mount with an on-disk index, which sizes them, and in a remount,
+# which reads sizes and checkpoints back from it), the first byte of views
+# once sized, and the server's peak RSS. Needs otf2-tools and
+# libopen-trace-format2-dev.
 #
 # Measured 2026-11-27 on the shared 2-vCPU machine (load average ~25), the
 # defaults (16 x 1M events, 16,142,228 events, 2.08 GB of text):
@@ -33,6 +36,13 @@
 #   31.7 s (5.85 s) -> 34.5 s (5.87 s); events.txt 10.9 s (3.24 s) -> 8.0 s
 #   (2.58 s): 2.9x -> 4.3x faster by the wall, CPU 0.55 -> 0.44 of
 #   otf2-print's; peak RSS 57.3 -> 52.2 MB.
+# Measured 2026-11-28 (load average ~33) at 21265c5 (region and event
+# names as render.Texts, background sizing of the other locations, the Go
+# memory limit of 9ae211a): one run, wall (CPU): C iterate 5.9 s (0.88 s);
+#   cat of every events.csv in the fresh mount after events.txt 14.8 s
+#   (5.2 s: the collector runs ~500 times, the heap goal within 1 MB of
+#   the live heap), in a first mount with an index 7.9 s (3.3 s), in the
+#   remount 5.8 s (2.2 s): 1.0x the C iterator's wall, 2.5x its CPU.
 set -euo pipefail
 ranks=${RANKS:-4} threads=${THREADS:-4} events=${EVENTS:-1000000}
 gen=${OTF2GEN:-../shared/tools/otf2gen/genotf2.c}
@@ -94,12 +104,26 @@ c0=$(server_cpu); t0=$(ms); size=$(stat -c %s "$work/mnt/events.txt"); cat "$wor
 cat_ms=$(( (t1 - t0) / 1000000 ))
 echo "fresh mount, stat + cat events.txt: $cat_ms ms for $size bytes (otf2-print/hpcfs time: $(( print_ms * 100 / (cat_ms + 1) ))%)"
 echo "  server CPU $(( c1 - c0 )) ms (otf2-print/hpcfs CPU: $(( print_cpu * 100 / (c1 - c0 + 1) ))%)"
-c0=$(server_cpu); t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms); c1=$(server_cpu)
-csv_ms=$(( (t1 - t0) / 1000000 )); echo "cat every locations/*/events.csv (sizing included): $csv_ms ms (C iterate: $iter_ms ms)"
-echo "  server CPU $(( c1 - c0 )) ms (C iterate CPU: $iter_cpu ms)"
+# cat_csvs LABEL: cat every location's events.csv of the mount, timed, with
+# the server's CPU during it, against the C iterator's.
+cat_csvs() {
+  local c0 c1 t0 t1 csv_ms
+  c0=$(server_cpu); t0=$(ms); for d in "$work/mnt"/locations/*/; do cat "$d/events.csv" > /dev/null; done; t1=$(ms); c1=$(server_cpu)
+  csv_ms=$(( (t1 - t0) / 1000000 )); echo "cat every locations/*/events.csv ($1): $csv_ms ms (C iterate: $iter_ms ms)"
+  echo "  server CPU $(( c1 - c0 )) ms (C iterate CPU: $iter_cpu ms)"
+}
+cat_csvs "fresh mount, sizing included"
 for v in events.txt locations/0/events.csv; do
   s=$(stat -c %s "$work/mnt/$v")
   t0=$(ms); dd if="$work/mnt/$v" bs=4096 skip=$(( s / 8192 )) count=1 status=none > /dev/null; t1=$(ms)
   echo "first byte in the middle of $v (sized): $(( (t1 - t0) / 1000000 )) ms"
 done
 unmount_bg
+# With an on-disk index: a first mount sizes every events.csv and keeps
+# sizes and checkpoints there; a remount reads them back and only renders.
+mount_bg "$work/src" "$work/mnt" --index-dir "$work/index"
+cat_csvs "first mount with an index"
+unmount_bg "first mount with an index"
+mount_bg "$work/src" "$work/mnt" --index-dir "$work/index"
+cat_csvs "remount: sizes from the index"
+unmount_bg "remount"
