@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpcfs/hpcfs/formats/callgrind"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -25,6 +26,10 @@ type folderScan struct {
 	rels    []string
 	skipped []skippedEntry
 	cut     bool // a limit was reached
+	// damaged are the entries (at damagedAt) that look like sources but
+	// do not open, for _errors.txt beside README.txt's list.
+	damaged   []error
+	damagedAt []string
 }
 
 type skippedEntry struct{ rel, reason string }
@@ -44,6 +49,9 @@ func openFolder(path string) *vfs.Source {
 	}
 	src := vfs.NewSource("folder", vfs.Count(len(sc.subs), "source"), path)
 	src.Watch(inputs)
+	for i, err := range sc.damaged {
+		src.Errors.Report(sc.damagedAt[i], err)
+	}
 	src.Summary = "a folder of " + vfs.Count(len(sc.subs), "source")
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "hpcfs mount of %s\n\nA folder of %s, each at its path in the folder:\n\n",
@@ -141,6 +149,8 @@ func (sc *folderScan) scan(rel string, depth int) bool {
 			s, err := f.Open(p)
 			if err != nil {
 				sc.skipped = append(sc.skipped, skippedEntry{r, f.Name + " source that does not open: " + errText(err)})
+				sc.damaged = append(sc.damaged, fmt.Errorf("%s source that does not open: %w", f.Name, err))
+				sc.damagedAt = append(sc.damagedAt, r)
 				continue
 			}
 			s.Watch(inputs)
@@ -153,6 +163,12 @@ func (sc *folderScan) scan(rel string, depth int) bool {
 				r += "/"
 			}
 			sc.skipped = append(sc.skipped, skippedEntry{r, what})
+			continue
+		}
+		if !de.IsDir() && callgrind.NamedLikeProfile(de.Name()) {
+			sc.skipped = append(sc.skipped, skippedEntry{r, "named like a callgrind profile, but not one (empty, cut or damaged)"})
+			sc.damaged = append(sc.damaged, callgrind.ErrNotProfile)
+			sc.damagedAt = append(sc.damagedAt, r)
 			continue
 		}
 		if de.IsDir() {

@@ -141,6 +141,27 @@ func TestFolderScanIsRecursive(t *testing.T) {
 	checkLineWidth(t, "README.txt", readme)
 }
 
+// TestFolderReportsDamagedProfile: in a folder, a file named like a
+// callgrind profile whose first lines are not one (cut to nothing) is
+// listed as not mounted and reported in _errors.txt, as the folder's
+// other sources are mounted.
+func TestFolderReportsDamagedProfile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ovnigen.WriteDemo(filepath.Join(dir, "trace")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "callgrind.out.99"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	src := testdata.Open(t, Open, dir)
+	testdata.Contains(t, "README.txt", readAll(t, src, "README.txt"),
+		"A folder of 1 source",
+		"  callgrind.out.99  named like a callgrind profile, but not one (empty, cut or damaged)\n",
+	)
+	if lines := src.Errors.Lines(); len(lines) != 1 || !strings.HasPrefix(lines[0], "callgrind.out.99: callgrind: named like a profile") {
+		t.Errorf("_errors.txt = %q, want one line on callgrind.out.99", lines)
+	}
+}
+
 func readAll(t *testing.T, src *vfs.Source, name string) string {
 	t.Helper()
 	b, err := fs.ReadFile(src.FS(), name)

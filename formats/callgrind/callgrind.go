@@ -9,9 +9,11 @@
 package callgrind
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +47,35 @@ func profileFiles(dir string) []string {
 		}
 	}
 	return files
+}
+
+// ErrNotProfile is a file named as valgrind and Xdebug name profiles
+// (NamedLikeProfile) whose first lines are not a profile's: empty, cut or
+// damaged. Such a file vanished from a directory's views without a word.
+var ErrNotProfile = errors.New("callgrind: named like a profile, but its first lines are not one (empty, cut or damaged): not mounted")
+
+// NamedLikeProfile reports whether a file called name is named as valgrind
+// and Xdebug name profiles (callgrind.out.*, cachegrind.out.*; not a
+// webgrind cache, callgrind.out.webgrind).
+func NamedLikeProfile(name string) bool {
+	return (strings.HasPrefix(name, "callgrind.out.") || strings.HasPrefix(name, "cachegrind.out.")) &&
+		!strings.HasSuffix(name, ".webgrind")
+}
+
+// namedLikeProfiles lists the regular files of dir named like profiles
+// that are not among the profiles found, names.
+func namedLikeProfiles(dir string, names []string) []string {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, de := range des {
+		if n := de.Name(); de.Type().IsRegular() && NamedLikeProfile(n) && !slices.Contains(names, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Detect recognises a profile by its first lines (decompressed when it is
@@ -156,6 +187,9 @@ func openDir(dir string) (*vfs.Source, error) {
 	}
 	if len(profiles) == 0 {
 		return nil, fmt.Errorf("%s: no readable callgrind profiles", dir)
+	}
+	for _, name := range namedLikeProfiles(dir, names) {
+		src.Errors.Report(name, ErrNotProfile)
 	}
 	dirNames := render.FileNames(opened, vfs.Reserved...)
 	src.Errors.ReportRenames("", opened, dirNames)

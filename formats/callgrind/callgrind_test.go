@@ -159,6 +159,28 @@ func TestDirectory(t *testing.T) {
 	}
 }
 
+// TestDirectoryNamedLikeProfile: a file of a directory of profiles named
+// as valgrind names them whose first lines are not a profile's (cut to
+// nothing, a damaged header) is not mounted, and _errors.txt says so; a
+// webgrind cache and other files beside them are not profiles by name.
+func TestDirectoryNamedLikeProfile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "callgrind.out.1"), gen.Bytes(gen.Config{Seed: 3, Functions: 5, Records: 20}), 0o644)
+	os.WriteFile(filepath.Join(dir, "callgrind.out.2"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "cachegrind.out.3"), []byte("\x00\x00\x00\x00\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "callgrind.out.webgrind"), []byte{7, 0, 0, 0}, 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a profile\n"), 0o644)
+	src := testdata.Open(t, Open, dir)
+	lines := src.Errors.Lines()
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "cachegrind.out.3: ") || !strings.HasPrefix(lines[1], "callgrind.out.2: ") ||
+		!strings.Contains(lines[0], "named like a profile") {
+		t.Fatalf("_errors.txt = %q, want a line for cachegrind.out.3 and callgrind.out.2", lines)
+	}
+	if _, err := fs.Stat(src.FS(), "callgrind.out.2"); err == nil {
+		t.Error("an empty file is mounted as a profile")
+	}
+}
+
 // TestTruncatedTree cuts a generated profile: the tree still mounts, the
 // tables hold what came before the cut and _errors.txt says so.
 func TestTruncatedTree(t *testing.T) {
