@@ -146,7 +146,11 @@ inlined in, outermost first, as "function (file:line)" of each call joined by
 A DCPI profile is flat: in the interchange views below, of the samples of every
 profile, a stack is one address (image+0xaddress), or the functions at the
 address, outermost first, when its binary's symbols name them; a metric is an
-event, its samples summed over the profiles of that event.
+event, its samples summed over the profiles of that event. In a profile that
+samples more than ` + strconv.Itoa(maxAddressStacks) + ` addresses, those without a name are grouped by
+block of text (image+0xfirst-0xlast: blocks of the smallest power of 2 bytes
+that cuts the sampled range into at most ` + strconv.Itoa(maxAddressStacks) + `), so that these views
+stay within the memory budget; samples.csv and top.csv keep every address.
 `)
 	b.WriteString(interchange.ProfileReadme(eventMetrics(profiles)))
 	var paths []string

@@ -129,3 +129,45 @@ func TestInterchange(t *testing.T) {
 		t.Errorf("bottom-up.csv procedures add up to %v, want %d %d", sums, totals["cycles"], totals["imiss"])
 	}
 }
+
+// TestInterchangeBlocks: a profile sampling more than maxAddressStacks
+// addresses without names gives its stacks per block of text: the
+// smallest power of 2 bytes that cuts the sampled range into fewer than
+// maxAddressStacks blocks, labelled image+0xfirst-0xlast, each holding
+// the samples of its addresses.
+func TestInterchangeBlocks(t *testing.T) {
+	p := gen.Synthetic{Seed: 5, Addresses: maxAddressStacks + 4000, MaxChunk: 50, MaxGap: 3}.Model()
+	_, fsys := mount(t, write(t, t.TempDir(), "prof", p.Bytes()))
+	var end uint64
+	for _, s := range p.Expected() {
+		end = max(end, s.Offset+4)
+	}
+	block := uint64(4)
+	for end/block >= maxAddressStacks {
+		block *= 2
+	}
+	if block == 4 {
+		t.Fatalf("the sampled range (%d bytes) needs no blocks", end)
+	}
+	want := map[string]int64{}
+	for _, s := range p.Expected() {
+		a := p.Tstart + s.Offset/block*block
+		want["synthetic+0x"+strconv.FormatUint(a, 16)+"-0x"+strconv.FormatUint(a+block-1, 16)] += int64(s.Count)
+	}
+	prof, err := pprof.ParseData([]byte(read(t, fsys, "profile.pb.gz")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range prof.Sample {
+		got[s.Location[0].Line[0].Function.Name] += s.Value[0]
+	}
+	if len(got) != len(want) || len(got) >= maxAddressStacks {
+		t.Errorf("%d stacks, want %d (< %d)", len(got), len(want), maxAddressStacks)
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s: %d samples, want %d", name, got[name], v)
+		}
+	}
+}
