@@ -102,12 +102,35 @@ func TestSpill(t *testing.T) {
 			if len(files) != 1 {
 				t.Fatalf("index holds %v, want one spilled table", files)
 			}
-			// A new resolver reads the table back: with the .dwp gone
-			// (a build would have no inlined frames) the answers stay.
-			if b.DWP != "" {
-				os.Remove(b.DWP)
+			// A new resolver reads the table back: the file is not
+			// written again.
+			before, err := os.Stat(files[0])
+			if err != nil {
+				t.Fatal(err)
 			}
 			check(spillResolver(dir))
+			if after, err := os.Stat(files[0]); err != nil || !after.ModTime().Equal(before.ModTime()) {
+				t.Errorf("the spilled table was built again (%v)", err)
+			}
+			// A table spilled without the .dwp is not taken for one
+			// with it.
+			if b.DWP != "" {
+				data, err := os.ReadFile(b.DWP)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.Remove(b.DWP)
+				m := spillResolver(dir).Module(b.Path)
+				for _, a := range addrs {
+					if fs := m.Lookup(a); len(fs) > 1 {
+						t.Fatalf("%#x: inlined frames %v without the .dwp", a, fs)
+					}
+				}
+				if err := os.WriteFile(b.DWP, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				check(spillResolver(dir))
+			}
 			// A damaged table is thrown away and built again.
 			if b.DWP == "" {
 				data, err := os.ReadFile(files[0])

@@ -370,7 +370,7 @@ func (m *Module) table() (store, error) {
 }
 
 // spillPath is the file of m's spilled table in the index, "" without
-// an index: under its build-id, else its file's identity.
+// an index: under its build-id, else its file's identity, and its .dwp's.
 func (m *Module) spillPath() string {
 	if m.r.indexDir == "" {
 		return ""
@@ -378,6 +378,11 @@ func (m *Module) spillPath() string {
 	key := m.key
 	if !strings.HasPrefix(key, "build-id:") {
 		key += fmt.Sprintf("\x00%d", m.modTime.UnixNano())
+	}
+	// A .dwp put beside the binary later gives another table (a .dwo
+	// file that appears later is not seen: the table stays as built).
+	if fi, err := os.Stat(m.dwp); m.dwp != "" && err == nil {
+		key += fmt.Sprintf("\x00%s\x00%d\x00%d", m.dwp, fi.Size(), fi.ModTime().UnixNano())
 	}
 	return render.IndexFile(m.r.indexDir, "symbols\x00"+key)
 }
