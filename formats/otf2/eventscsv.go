@@ -26,6 +26,8 @@ type eventSchema struct {
 	attrs  map[uint64]int   // attribute id -> column
 	attr0  int              // the first attribute column
 	region []render.Text    // by region id, its name ("" for none)
+	// tableTexts are the other dense tables\' names (texts), made once.
+	tableTexts map[string][]render.Text
 }
 
 // A fieldCell says how field i of a record becomes a cell of column col.
@@ -147,9 +149,7 @@ func newEventSchema(n *defNames, defs []otf2.Def) *eventSchema {
 				c.conv, c.table, kind = cvRef, "strings", render.String
 			case f.Ref != "" && defTables[f.Ref] != "":
 				c.conv, c.table, kind = cvRef, defTables[f.Ref], render.String
-				if c.table == "regions" {
-					c.texts = s.region
-				}
+				c.texts = s.texts(n, c.table)
 			case f.Enum != "" && f.Enum != "Type":
 				c.conv, c.enum, kind = cvEnum, f.Enum, render.String
 			case f.Float:
@@ -177,6 +177,37 @@ func newEventSchema(n *defNames, defs []otf2.Def) *eventSchema {
 		s.attrs[d.U("self")] = len(s.cols) - 1
 	}
 	return s
+}
+
+// texts are the names of table's definitions by id, for a table whose
+// ids are dense ("" for an id without a name; nil for strings and sparse
+// tables, whose names events.csv looks up).
+func (s *eventSchema) texts(n *defNames, table string) []render.Text {
+	if table == "regions" {
+		return s.region
+	}
+	if t, ok := s.tableTexts[table]; ok || table == "strings" {
+		return t
+	}
+	defs := n.tables[table]
+	var maxID uint64
+	for id := range defs {
+		maxID = max(maxID, id)
+	}
+	var t []render.Text
+	if len(defs) > 0 && maxID <= 4*uint64(len(defs))+1024 {
+		t = make([]render.Text, maxID+1)
+		for id, name := range defs {
+			if name != nil && *name != "" {
+				t[id] = render.NewText(*name)
+			}
+		}
+	}
+	if s.tableTexts == nil {
+		s.tableTexts = map[string][]render.Text{}
+	}
+	s.tableTexts[table] = t
+	return t
 }
 
 // canHold reports whether the trace defines something of every
