@@ -1,6 +1,8 @@
 package interchange_test
 
 import (
+	"bytes"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -123,5 +125,40 @@ func TestBottomUpAddsUp(t *testing.T) {
 				t.Fatal("no procedures")
 			}
 		})
+	}
+}
+
+// TestSpilledCorpusViews: on every corpus case of every profile format,
+// the profile views with the tree's values in a file (SpillValues 64)
+// are byte for byte those made in memory.
+func TestSpilledCorpusViews(t *testing.T) {
+	read := func(spill int) map[string][]byte {
+		old := interchange.SpillValues
+		interchange.SpillValues = spill
+		defer func() { interchange.SpillValues = old }()
+		out := map[string][]byte{}
+		for _, c := range profileCases(t) {
+			var names []string
+			flame, _ := fs.Glob(c.fsys, c.dir+"flame/*")
+			names = append(names, flame...)
+			names = append(names, c.dir+"profile.pb.gz", c.dir+"bottom-up.csv")
+			for _, name := range names {
+				b, err := fs.ReadFile(c.fsys, name)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", c.name, name, err)
+				}
+				out[c.name+": "+name] = b
+			}
+		}
+		return out
+	}
+	mem, spilled := read(0), read(64)
+	if len(mem) != len(spilled) || len(mem) == 0 {
+		t.Fatalf("%d views in memory, %d spilled", len(mem), len(spilled))
+	}
+	for name, b := range mem {
+		if !bytes.Equal(b, spilled[name]) {
+			t.Errorf("%s: %d bytes in memory, %d spilled, different", name, len(b), len(spilled[name]))
+		}
 	}
 }
