@@ -45,7 +45,7 @@ type Dir struct {
 	indexed     *indexed
 	lazyIndexed func() *indexed // made into indexed on first use
 	indexOnce   sync.Once
-	inputs  *Inputs // checked before the views below are served; nil for none
+	inputs      *Inputs // checked before the views below are served; nil for none
 
 	src *Source // the source whose root this is; nil for other directories
 	at  *place  // where the directory sits once the tree is bound; nil before
