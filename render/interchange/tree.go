@@ -189,11 +189,11 @@ func (t *Tree) Done() {
 		}
 	}
 	t.totals = make([]int64, nm)
-	for i := range n {
-		for m := range nm {
-			t.totals[m] += t.vals.get(i*nm + m)
+	t.eachRows(func(_ int, vals []int64) {
+		for m, v := range vals {
+			t.totals[m] += v
 		}
-	}
+	})
 }
 
 // Len is the number of nodes, the root included.
@@ -211,16 +211,31 @@ func (t *Tree) Err() error { return t.vals.Err() }
 
 // inclusive is the inclusive value of metric m of every node.
 func (t *Tree) inclusive(m int) []int64 {
-	nm := len(t.Metrics)
 	inc := make([]int64, t.Len())
-	for i := range inc {
-		inc[i] = t.vals.get(i*nm + m)
-	}
+	t.eachRows(func(i int, vals []int64) { inc[i] = vals[m] })
 	for i := len(t.order) - 1; i > 0; i-- {
 		x := t.order[i]
 		inc[t.parent[x]] += inc[x]
 	}
 	return inc
+}
+
+// eachRows calls fn with every node's values in node order (a page of
+// the spilled values at a time, not a value).
+func (t *Tree) eachRows(fn func(n int, vals []int64)) {
+	nm := len(t.Metrics)
+	if nm == 0 {
+		return
+	}
+	const batch = spillPage
+	var buf []int64
+	for lo := 0; lo < t.Len(); lo += batch {
+		hi := min(t.Len(), lo+batch)
+		buf = t.vals.row(buf, lo*nm, (hi-lo)*nm)
+		for n := lo; n < hi; n++ {
+			fn(n, buf[(n-lo)*nm:(n-lo+1)*nm])
+		}
+	}
 }
 
 // labelBytes is label(n) without copying (valid while t lives).
