@@ -52,28 +52,32 @@ func (m *mount) module(e *hpcrun.Epoch, lmID uint16) *symbols.Module {
 // A moduleCache keeps the symbols modules of one epoch's load modules
 // for a view's scanner, so that a row finds its frame's module without
 // the resolver's lock and map and the compared set (10-15% of cct.csv's
-// CPU when every row asked them).
+// CPU when every row asked them). Ids from maxCachedModule on (none in
+// real profiles) are looked up each time.
 type moduleCache struct {
 	e    *hpcrun.Epoch
-	mods map[uint16]*symbols.Module // nil values too: no module
-	// the last row's, asked again by the next row most of the time
-	lastID  uint16
-	lastMod *symbols.Module
+	mods []*symbols.Module // by load module id
+	seen []bool            // mods[id] is known (nil: no module)
 }
 
+const maxCachedModule = 4096
+
 func (c *moduleCache) module(m *mount, e *hpcrun.Epoch, lmID uint16) *symbols.Module {
-	if c.e != e || c.mods == nil {
-		c.e, c.mods = e, map[uint16]*symbols.Module{}
-	} else if lmID == c.lastID {
-		return c.lastMod
+	if c.e != e {
+		c.e, c.mods, c.seen = e, c.mods[:0], c.seen[:0]
 	}
-	mod, ok := c.mods[lmID]
-	if !ok {
-		mod = m.module(e, lmID)
-		c.mods[lmID] = mod
+	id := int(lmID)
+	if id >= maxCachedModule {
+		return m.module(e, lmID)
 	}
-	c.lastID, c.lastMod = lmID, mod
-	return mod
+	if id >= len(c.mods) {
+		c.mods = append(c.mods, make([]*symbols.Module, id+1-len(c.mods))...)
+		c.seen = append(c.seen, make([]bool, id+1-len(c.seen))...)
+	}
+	if !c.seen[id] {
+		c.mods[id], c.seen[id] = m.module(e, lmID), true
+	}
+	return c.mods[id]
 }
 
 // compareBinary reports, once per module, a binary modified after the
