@@ -454,13 +454,23 @@ func (sh *tableShape) appendRow(dst []byte, r *Row, csv bool) ([]byte, error) {
 		return sh.appendTextRow(dst, r)
 	}
 	w := 0 // the commas written: the column of the next cell
+	var prev *cell
+	prevAt := 0 // where prev's text starts in dst
 	for i := range r.cells {
 		c := &r.cells[i]
 		if err := sh.check(c); err != nil {
 			return dst, err
 		}
 		dst = appendCommas(dst, int(c.col)-w)
-		w = int(c.col)
+		if prev != nil && sh.sameText(prev, c) {
+			// a number as the cell before wrote it (a leaf's inclusive
+			// and exclusive values): copied, not formatted again
+			at := len(dst)
+			dst = append(dst, dst[prevAt:at-(int(c.col)-w)]...)
+			w, prev, prevAt = int(c.col), c, at
+			continue
+		}
+		w, prev, prevAt = int(c.col), c, len(dst)
 		switch col := &sh.cols[c.col]; {
 		case c.kind == vString:
 			dst = AppendCSVField(dst, c.s)
@@ -486,25 +496,46 @@ func (sh *tableShape) rowLen(r *Row, csv bool) (int64, error) {
 		return sh.textRowLen(r)
 	}
 	n := max(len(sh.cols), 1) // the commas and the newline
+	var prev *cell
+	prevLen := 0
 	for i := range r.cells {
 		c := &r.cells[i]
 		if err := sh.check(c); err != nil {
 			return 0, err
 		}
+		if prev != nil && sh.sameText(prev, c) {
+			n += prevLen
+			prev = c
+			continue
+		}
+		k := 0
 		switch col := &sh.cols[c.col]; {
 		case c.kind == vString:
-			n += csvStringLen(c.s)
+			k = csvStringLen(c.s)
 		case c.kind == vText:
-			n += int(c.u)
+			k = int(c.u)
 		case c.kind == vInt:
-			n += intLen(int64(c.u))
+			k = intLen(int64(c.u))
 		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
-			n += DecimalLen(c.u)
+			k = DecimalLen(c.u)
 		default:
-			n += valueLen(col, c, true)
+			k = valueLen(col, c, true)
 		}
+		n += k
+		prev, prevLen = c, k
 	}
 	return int64(n), nil
+}
+
+// sameText reports whether CSV writes cell c as it wrote prev, the cell
+// with a value before it: the same number of the same kind in columns
+// that write it alike (strings are not compared).
+func (sh *tableShape) sameText(prev, c *cell) bool {
+	if c.kind == vString || c.kind == vText || c.u != prev.u || c.kind != prev.kind {
+		return false
+	}
+	a, b := &sh.cols[prev.col], &sh.cols[c.col]
+	return a.Kind == b.Kind && a.Digits == b.Digits
 }
 
 // textCell is the cell of column i of r, its k-th cell with a value

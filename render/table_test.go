@@ -533,3 +533,44 @@ func TestTextCells(t *testing.T) {
 		}
 	}
 }
+
+// A cell that repeats the number before it (a leaf's inclusive and
+// exclusive values) is copied from the text already written: the copy is
+// the text of its own column, empty cells between them included, and the
+// counted length agrees.
+func TestTableRepeatedCells(t *testing.T) {
+	ab, cd := NewText("ab"), NewText("cd")
+	cols := []Column{
+		{Name: "a", Kind: Uint}, {Name: "b", Kind: Uint}, {Name: "c", Kind: Hex}, {Name: "d", Kind: Hex, Digits: 4},
+		{Name: "e", Kind: Float}, {Name: "f", Kind: Float}, {Name: "g", Kind: Pct}, {Name: "h", Kind: Number},
+		{Name: "i", Kind: Number}, {Name: "j", Kind: Int}, {Name: "k", Kind: Int}, {Name: "l"}, {Name: "m"},
+	}
+	fills := []func(r *Row){
+		func(r *Row) {
+			r.Uint(5).Uint(5).Uint(5).Uint(5).Float(0.1).Float(0.1).Float(0.1).Uint(7).Float(7).Int(-3).Int(-3).Str("x,y").Str("x,y")
+		},
+		func(r *Row) {
+			r.Uint(12).Empty().Uint(12).Empty().Float(2.5).Empty().Empty().Float(2.5).Float(2.5).Empty().Int(-3).Empty().Str("")
+		},
+		func(r *Row) { r.Empties(4).Float(1e21).Float(1e21).Float(1e21).Empties(6) },
+		func(r *Row) { r.Empties(11).Text(&ab).Text(&cd) }, // Texts of one length are not copied
+	}
+	want := "a,b,c,d,e,f,g,h,i,j,k,l,m\n" +
+		"5,5,0x5,0x0005,0.1,0.1,0.10,7,7,-3,-3,\"x,y\",\"x,y\"\n" +
+		"12,,0xc,,2.5,,,2.5,2.5,,-3,,\n" +
+		",,,,1e+21,1e+21,1000000000000000000000.00,,,,,,\n" +
+		",,,,,,,,,,,ab,cd\n"
+	tab := &Table{Columns: cols, Open: Counted(int64(len(fills)), func(i int64, r *Row) error { fills[i](r); return nil })}
+	got, err := tab.AppendCSV(nil)
+	if err != nil || string(got) != want {
+		t.Fatalf("CSV = %q, %v\nwant %q", got, err, want)
+	}
+	v := tab.CSV()
+	if size, err := v.Size(); err != nil || size != int64(len(want)) {
+		t.Fatalf("Size = %d, %v; want %d", size, err, len(want))
+	}
+	buf := make([]byte, len(want))
+	if n, err := v.ReadAt(buf, 0); n != len(want) || err != nil && err != io.EOF || string(buf) != want {
+		t.Fatalf("ReadAt = %q, %v", buf[:n], err)
+	}
+}
