@@ -35,6 +35,7 @@ var csvHeaders = map[string]string{
 	"procedures.csv":          "function_id,function,relation,module,file,line,",
 	"unlisted.csv":            "ctx_id,",
 	"contexts/*.csv":          "profile_id,name,",
+	"contexts.csv":            "ctx_id,profile_id,name,",
 	"profiles/*.csv":          "ctx_id,kind,name,",
 	"traces/*.csv":            "time_ns,t_ns,ctx_id,function,depth,path",
 
