@@ -3,6 +3,7 @@ package render
 import (
 	"container/list"
 	"sync"
+	"weak"
 )
 
 // RetainBudget is the most bytes that the values of every Retained of
@@ -45,7 +46,16 @@ func (r *Retained[T]) Get(build func() (T, int64)) T {
 	r.v, r.ok = v, true
 	r.gen++
 	gen := r.gen
-	e := retained.add(size, func() { r.release(gen) })
+	// The process's list holds r weakly: a closed source's views, which
+	// the list alone would keep alive with everything they reach until the
+	// budget pushed their entries out, go with their last user (a process
+	// that opens many sources, as the fault tests do, grew by each one).
+	wr := weak.Make(r)
+	e := retained.add(size, func() {
+		if r := wr.Value(); r != nil {
+			r.release(gen)
+		}
+	})
 	r.elem = e
 	r.mu.Unlock()
 	retained.trim(e)

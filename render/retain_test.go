@@ -1,8 +1,10 @@
 package render
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"weak"
 )
 
 // Held values stay within RetainBudget, least recently used let go
@@ -56,4 +58,24 @@ func TestRetainedOnce(t *testing.T) {
 	if made != 1 {
 		t.Errorf("made %d times", made)
 	}
+}
+
+// A Retained whose owner is no longer used (a closed source's view) does
+// not keep the owner alive through the process's list: a process that
+// opened and closed many sources kept every one of them.
+func TestRetainedLetsOwnerGo(t *testing.T) {
+	type owner struct {
+		big []byte
+		r   Retained[int]
+	}
+	o := &owner{big: make([]byte, 1<<20)}
+	o.r.Get(func() (int, int64) { return 1, 1 })
+	w := weak.Make(o)
+	o = nil
+	runtime.GC()
+	runtime.GC()
+	if w.Value() != nil {
+		t.Error("the process's list keeps a Retained's owner alive")
+	}
+	retained.trim(nil)
 }
