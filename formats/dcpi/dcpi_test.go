@@ -463,7 +463,7 @@ func TestIndexedSecondMount(t *testing.T) {
 				t.Fatalf("round %d: %s differs", round, name)
 			}
 		}
-		if files, _ := filepath.Glob(filepath.Join(index, "*")); len(files) != 3 {
+		if files, _ := filepath.Glob(filepath.Join(index, "*.idx")); len(files) != 3 {
 			t.Fatalf("round %d: %d index files, want 3", round, len(files))
 		}
 	}
