@@ -10,9 +10,12 @@ const (
 	// memoryFloor is the smallest Go memory limit: with the binary's own
 	// pages (about 15 MiB resident, outside the Go limit) it keeps a
 	// mount's resident memory under the design's 64 MB while the live heap
-	// stays below 28 MiB. Rendering garbage (about one byte per byte
-	// served, the render cache's segments) is collected within it.
-	memoryFloor = 36 << 20
+	// stays below 24 MiB. Rendering garbage (about one byte per byte
+	// served, the render cache's segments) is collected within it. It was
+	// 36 MiB until the -long fault run, on a machine at load 33, saw the
+	// jumbo ovni trace's server at 65 MiB once (a collector starved of
+	// CPU lets the heap pass the limit while it runs).
+	memoryFloor = 32 << 20
 	// memoryHeadroom is the least the limit leaves above a larger live
 	// heap (the model of a database with many contexts), so that the
 	// collector never runs without pause: a fixed limit below the live

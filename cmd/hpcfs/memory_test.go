@@ -8,9 +8,9 @@ import "testing"
 func TestMemoryLimit(t *testing.T) {
 	const MiB = 1 << 20
 	for _, c := range []struct{ live, want int64 }{
-		{0, 36 * MiB},
-		{10 * MiB, 36 * MiB},
-		{28 * MiB, 36 * MiB},
+		{0, 32 * MiB},
+		{10 * MiB, 32 * MiB},
+		{24 * MiB, 32 * MiB},
 		{30 * MiB, 38 * MiB}, // an ovni jumbo cell being encoded
 		{33 * MiB, 41 * MiB}, // a 200k-context database's model
 		{200 * MiB, 208 * MiB},
