@@ -94,6 +94,13 @@ func NewTrace(r io.ReaderAt, size int64) (*Trace, error) {
 	return t, nil
 }
 
+// UnknownNode is the error for sample i naming a calling context id that
+// the profile's tree does not hold: hpcrun writes only ids of its tree,
+// so the sample (or the tree) is damaged.
+func (t *Trace) UnknownNode(i int64, id uint32) error {
+	return errAt("trace", t.HeaderSize+i*t.RecordSize+8, "sample "+strconv.FormatInt(i, 10)+" names a calling context that is not in the profile's tree: its frame is left empty", id, decode.ErrFormat)
+}
+
 // ReadSamples decodes up to len(dst) records starting at record index i
 // and returns how many it decoded.
 func (t *Trace) ReadSamples(dst []Sample, i int64) (int, error) {

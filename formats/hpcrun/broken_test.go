@@ -2,6 +2,7 @@ package hpcrun_test
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -124,5 +125,46 @@ func TestCorpusDamagedParent(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("_errors.txt does not report the broken parent in flame/: %q", src.Errors.Lines())
+	}
+}
+
+// TestTraceUnknownNode: a trace sample naming a calling context the
+// profile's tree does not hold (a flipped id byte: the fault run's silent
+// damage) keeps its row, with the frame left empty (trace.csv) or "?"
+// (trace.txt), and is reported once in _errors.txt at the id's byte.
+func TestTraceUnknownNode(t *testing.T) {
+	dir := t.TempDir()
+	p := gen.Random(gen.Options{Seed: 5, Layout: dec.LayoutC, Nodes: 40, Metrics: 1, LoadMods: 2})
+	name := "app-000000-000-7f0101-1-0"
+	writeFile(t, filepath.Join(dir, name+".hpcrun"), p)
+	samples := gen.TraceSamples(p.Epochs[0].Tree, 20, 1000, 7)
+	samples[5].NodeID, samples[9].NodeID = 1<<30+1, 1<<30+3 // two damaged samples: one line
+	tf, err := os.Create(filepath.Join(dir, name+".hpctrace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.WriteTrace(tf, "01.01", 0, samples); err != nil {
+		t.Fatal(err)
+	}
+	tf.Close()
+	src := open(t, dir)
+	rows := testdata.ReadCSV(t, testdata.ReadFS(t, src.FS(), name+"/trace.csv"))
+	if len(rows) != 21 || rows[6][2] != "1073741825" || rows[6][3] != "" || rows[5][3] == "" {
+		t.Fatalf("trace.csv rows 5-6: %q, %q of %d", rows[5], rows[6], len(rows))
+	}
+	txt := strings.Split(string(testdata.ReadFS(t, src.FS(), name+"/trace.txt")), "\n")
+	if !strings.HasSuffix(txt[5], "  ?") || strings.HasSuffix(txt[4], "  ?") {
+		t.Errorf("trace.txt lines of samples 4 and 5 (damaged): %q, %q", txt[4], txt[5])
+	}
+	var lines []string // the others say the binaries are not on this machine
+	for _, l := range src.Errors.Lines() {
+		if strings.Contains(l, "calling context") {
+			lines = append(lines, l)
+		}
+	}
+	// header 32 bytes (01.01: 24 + flags), 12-byte records, id at +8
+	want := "trace at byte 100 (0x64): sample 5 names a calling context that is not in the profile's tree"
+	if len(lines) != 1 || !strings.Contains(lines[0], want) {
+		t.Errorf("_errors.txt = %q, want one line with %q", lines, want)
 	}
 }

@@ -172,6 +172,9 @@ func (s *traceScan) Scan(row *render.Row) error {
 	s.buf = s.buf[1:]
 	s.next++
 	k, ok := s.l.find(smp.NodeID)
+	if !ok {
+		s.p.unknownNode.Do(func() { s.p.m.src.Errors.Report(s.p.name, s.t.UnknownNode(s.next-1, smp.NodeID)) })
+	}
 	if s.text {
 		s.loc = append(s.loc[:0], '?')
 		if ok {
