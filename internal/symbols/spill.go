@@ -70,7 +70,8 @@ const (
 const spillHeaderSize = len(spillMagic) + 5*8 + 4
 
 // writeSpill writes t (built from used) to path, through a temporary
-// file renamed into place.
+// file renamed into place; line rows built in runs are merged as they
+// are written.
 func writeSpill(path string, t *table, used []string) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -101,17 +102,30 @@ func writeSpill(path string, t *table, used []string) (err error) {
 	if len(u) > maxSpillUsed {
 		u = u[:maxSpillUsed]
 	}
+	nLines := int64(len(t.lines))
+	if t.runs != nil {
+		nLines = t.runs.n
+	}
 	b = append(b, spillMagic...)
-	for _, n := range []uint64{uint64(len(t.lines)), uint64(len(t.funcs)), uint64(len(t.syms)), uint64(len(t.strs)), strBytes} {
+	for _, n := range []uint64{uint64(nLines), uint64(len(t.funcs)), uint64(len(t.syms)), uint64(len(t.strs)), strBytes} {
 		b = le.AppendUint64(b, n)
 	}
 	b = le.AppendUint32(b, uint32(len(u)))
 	b = append(b, u...)
-	for _, r := range t.lines {
+	line := func(r lineRow) error {
 		b = le.AppendUint32(le.AppendUint32(le.AppendUint64(b, r.addr), uint32(r.file)), uint32(r.line))
 		if len(b) >= 1<<15 {
 			flush()
 		}
+		return nil
+	}
+	if t.runs != nil {
+		if err := t.runs.merge(line); err != nil {
+			return err
+		}
+	}
+	for _, r := range t.lines {
+		line(r)
 	}
 	for _, r := range t.funcs {
 		b = le.AppendUint64(le.AppendUint64(b, r.lo), r.hi)

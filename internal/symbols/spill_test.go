@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,6 +103,29 @@ func TestSpill(t *testing.T) {
 			if len(files) != 1 {
 				t.Fatalf("index holds %v, want one spilled table", files)
 			}
+			// Built with its line rows in sorted runs of 5 merged when
+			// written (as a binary with millions of rows is), the
+			// file is the same, and the runs are gone.
+			func() {
+				defer func(n int) { runRows = n }(runRows)
+				runRows = 5
+				runDir := t.TempDir()
+				r := spillResolver(runDir)
+				check(r)
+				if h := r.tables[r.Module(b.Path).key]; h == nil || h.size == 0 {
+					t.Fatal("no table held")
+				}
+				runs, _ := filepath.Glob(filepath.Join(runDir, ".symrun-*"))
+				idx, _ := filepath.Glob(filepath.Join(runDir, "*.idx"))
+				if len(runs) != 0 || len(idx) != 1 {
+					t.Fatalf("index holds runs %v and tables %v, want one table", runs, idx)
+				}
+				got, err := os.ReadFile(idx[0])
+				want, err2 := os.ReadFile(files[0])
+				if err != nil || err2 != nil || !bytes.Equal(got, want) {
+					t.Fatalf("spilled from runs: %d bytes, from memory %d (%v, %v)", len(got), len(want), err, err2)
+				}
+			}()
 			// A new resolver reads the table back: the file is not
 			// written again.
 			before, err := os.Stat(files[0])

@@ -360,9 +360,20 @@ func (m *Module) table() (store, error) {
 	if (over || t.bytes() > r.budget) && spill != "" {
 		if err := writeSpill(spill, t, used); err == nil {
 			if s, used, err := openSpill(spill); err == nil {
+				t.runs.close()
 				r.used[m.key] = used
 				return r.hold(m.key, s, s.size), nil
 			}
+		}
+	}
+	if t.runs != nil {
+		// Not spilled after all: the rows are read back into memory.
+		err := t.runs.merge(func(l lineRow) error { t.lines = append(t.lines, l); return nil })
+		t.runs.close()
+		t.runs = nil
+		if err != nil {
+			m.buildErr = fmt.Errorf("%s: %v", m.file, err)
+			return nil, m.buildErr
 		}
 	}
 	r.used[m.key] = used
@@ -523,7 +534,7 @@ func (m *Module) build() (t *table, used []string, over bool, err error) {
 		}
 		defer dbg.Close()
 	}
-	t, used, over, err = build(f, dbg, m.file, m.dbg, m.r.maxDWARF, m.r.indexDir != "")
+	t, used, over, err = build(f, dbg, m.file, m.dbg, m.r.maxDWARF, m.r.indexDir)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("%s: %v", m.file, err)
 	}

@@ -33,6 +33,9 @@ type table struct {
 	lines     []lineRow
 	funcs     []funcRange
 	syms      []symRange
+	// runs holds the line rows instead of lines when the table was built
+	// for the on-disk index (see lineRuns); writeSpill merges them.
+	runs *lineRuns
 }
 
 // A lineRow starts a run of addresses at one source line; file -1 ends a
@@ -187,6 +190,9 @@ type builder struct {
 	// passed that, when spill lets it be read all the same.
 	dwarfBytes, maxDWARF int64
 	spill, over          bool
+	// spillDir is the index folder; when over, line rows go to runs
+	// there as they are read.
+	spillDir string
 }
 
 // overLimit says the DWARF of a binary with its split units is larger
@@ -264,6 +270,9 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 			continue
 		}
 		b.addLines(d, cu)
+		if err := b.spillLines(); err != nil {
+			return err
+		}
 		if cu.Children {
 			files := cuFiles(d, cu)
 			if err := b.addFuncs(d, d.Ranges, r, cu, files, names); err != nil {
@@ -326,15 +335,31 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 		}
 	}
 	b.t.funcs = sorted
-	// Rows by address; at one address the end of a sequence comes before
-	// the start of the next, and rows of one sequence keep their order.
-	slices.SortStableFunc(b.t.lines, func(x, y lineRow) int {
-		if c := cmp.Compare(x.addr, y.addr); c != 0 {
-			return c
-		}
-		return cmp.Compare(min(x.file, 0), min(y.file, 0))
-	})
+	if b.t.runs != nil {
+		b.t.runs.add(b.t.lines)
+		b.t.lines = nil
+		return b.t.runs.err
+	}
+	slices.SortStableFunc(b.t.lines, lessLine)
 	return nil
+}
+
+// spillLines writes the line rows read so far as a sorted run when the
+// table goes to the index and they are runRows or more.
+func (b *builder) spillLines() error {
+	if !b.over || b.spillDir == "" || len(b.t.lines) < runRows {
+		return nil
+	}
+	if b.t.runs == nil {
+		l, err := newLineRuns(b.spillDir)
+		if err != nil {
+			return err
+		}
+		b.t.runs = l
+	}
+	b.t.runs.add(b.t.lines)
+	b.t.lines = b.t.lines[:0]
+	return b.t.runs.err
 }
 
 func (b *builder) addLines(d *dwarf.Data, cu *dwarf.Entry) {
@@ -502,8 +527,14 @@ var errNoSymbols = errors.New("stripped: no DWARF and no symbol table")
 // unreadable or larger than maxDWARF bytes (then read all the same when
 // spill is set, and over says so), then the symbol table (of f, else of
 // dbg). It says what it used, and why DWARF was left out.
-func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (t *table, used []string, over bool, err error) {
+func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spillDir string) (t *table, used []string, over bool, err error) {
 	var b builder
+	spill := spillDir != ""
+	defer func() {
+		if err != nil || t == nil { // or debug/dwarf panicked
+			b.t.runs.close()
+		}
+	}()
 	for i, x := range []*elf.File{dbg, f} {
 		if x == nil || !hasDWARF(x) {
 			continue
@@ -513,7 +544,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (
 		if size > maxDWARF && !spill {
 			break // Module.note says so
 		}
-		b.dwarfBytes, b.maxDWARF, b.spill, b.over = dwarfSize(x), maxDWARF, spill, size > maxDWARF
+		b.dwarfBytes, b.maxDWARF, b.spill, b.over, b.spillDir = dwarfSize(x), maxDWARF, spill, size > maxDWARF, spillDir
 		mf := mapELF(x, xPath)
 		d, err := mf.dwarf()
 		if err == nil {
@@ -521,6 +552,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (
 		}
 		mf.close()
 		if err != nil {
+			b.t.runs.close()
 			b = builder{}
 			used = append(used, "no DWARF ("+err.Error()+")")
 			break
@@ -552,7 +584,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spill bool) (
 			break
 		}
 	}
-	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 {
+	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 && b.t.runs == nil {
 		return nil, nil, false, errNoSymbols
 	}
 	b.t.strs = slices.Clip(b.t.strs)
