@@ -58,13 +58,13 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 				interchange.Track{Pid: pid, Tid: statesTid(th.TID), Process: proc, Thread: thread + " states", File: names[2*i+1]})
 			c.thread = append(c.thread, i, i)
 			c.states = append(c.states, false, true)
-			if s, err := th.open(); s != nil {
+			// a stream that cannot be opened is reported by each view
+			// that reads it (Events)
+			if s, _ := th.open(); s != nil {
 				var ev ovni.Event
 				if s.NewReader(s.Start(), 4096).Next(&ev) == nil {
 					c.origin = min(c.origin, ev.Clock)
 				}
-			} else if err != nil {
-				c.t.errors.Report(th.Name(), err)
 			}
 		}
 		if c.origin == math.MaxUint64 {
@@ -74,12 +74,16 @@ func (c *chromeTrace) Tracks() []interchange.Track {
 	return c.tracks
 }
 
-// Events reads thread i from pos (the zero Pos: its first event).
+// Events reads thread i from pos (the zero Pos: its first event). A
+// stream that could not be opened, or holds no header (an empty one: no
+// events), gives its error, naming the stream: the views report it
+// through their binding and skip the track.
 func (c *chromeTrace) Events(i int, pos interchange.Pos) (interchange.Events, error) {
 	c.Tracks()
-	s, err := c.t.threads[c.thread[i]].open()
-	if s == nil {
-		return nil, err
+	th := c.t.threads[c.thread[i]]
+	s, err := th.open()
+	if err != nil {
+		return nil, th.streamErr(err)
 	}
 	if c.states[i] {
 		e := &stateEvents{origin: c.origin, r: s.NewReader(pos.At, 64<<10), stop: math.MaxInt64}

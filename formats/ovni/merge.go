@@ -10,10 +10,23 @@ import (
 // mergeGen renders events.txt: all streams merged by clock, ties broken by
 // stream order (loom name, pid, tid). Its state is the offset of the next
 // event of every stream, then the clock of every stream's previous event. A stream that turns out malformed ends there and
-// is reported; the others go on.
+// is reported through the view's binding (a line naming the view, the
+// stream and the byte); the others go on.
 type mergeGen struct {
-	t    *trace
-	desc *ovni.Describer // events-described.txt: plain ovnidump's lines; nil for events.txt
+	t      *trace
+	desc   *ovni.Describer // events-described.txt: plain ovnidump's lines; nil for events.txt
+	report func(error)     // the tree's Binding.Report; nil drops
+}
+
+// Bind takes the view's error report from the tree (render.Stream passes
+// the view's Binding on).
+func (g *mergeGen) Bind(b render.Binding) { g.report = b.Report }
+
+// damaged reports stream i's error through the view's binding.
+func (g *mergeGen) damaged(i int, err error) {
+	if g.report != nil {
+		g.report(g.t.threads[i].streamErr(err))
+	}
 }
 
 // mergeBufferTotal bounds the read-ahead buffers of one merge cursor: a
@@ -48,7 +61,7 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 	for i, th := range g.t.threads {
 		s, err := th.open()
 		if err != nil {
-			g.t.errors.Report(th.Name(), err)
+			g.damaged(i, err)
 		}
 		if s == nil {
 			continue
@@ -71,7 +84,7 @@ func (g *mergeGen) Start(state any) (render.Cursor, error) {
 func (c *mergeCursor) load(i int) bool {
 	if err := c.readers[i].Next(&c.pending[i]); err != nil {
 		if err != io.EOF {
-			c.g.t.errors.Report(c.g.t.threads[i].Name(), err)
+			c.g.damaged(i, err)
 		}
 		return false
 	}

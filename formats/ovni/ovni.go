@@ -101,6 +101,16 @@ func (t *thread) open() (*ovni.Stream, error) {
 	return t.stream, t.err
 }
 
+// streamErr names the stream in err when err does not (an error from
+// opening its file), so that a view reporting it under its own path
+// still says which stream and where.
+func (t *thread) streamErr(err error) error {
+	if strings.Contains(err.Error(), t.Name()) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", t.Name(), err)
+}
+
 type trace struct {
 	tr      *ovni.Trace
 	form    dumpForm

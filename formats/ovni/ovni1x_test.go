@@ -2,6 +2,7 @@ package ovni
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -324,6 +325,36 @@ func TestDamagedV3Streams(t *testing.T) {
 	}
 	if got := testdata.ReadFS(t, fsys, "loom.n/proc.1/thread.3/events.txt"); len(got) != 0 {
 		t.Errorf("a stream without its header shows events:\n%s", got)
+	}
+	// The merged views report each stream they skip or end early under
+	// their own path, naming the stream and the byte (their binding).
+	var tj struct{ TraceEvents []json.RawMessage }
+	if err := json.Unmarshal(testdata.ReadFS(t, fsys, "trace.json"), &tj); err != nil {
+		t.Fatalf("trace.json of damaged streams: %v", err)
+	}
+	testdata.ReadFS(t, fsys, "trace.pftrace")
+	// trace.json ends at thread 2's cut; thread 3's own trace file skips
+	// its track
+	one, _ := fs.Glob(fsys, "trace/n.1.3.json")
+	if len(one) != 1 {
+		t.Fatalf("trace/ has no file of thread 3: %v", one)
+	}
+	testdata.ReadFS(t, fsys, one[0])
+	errs = strings.Join(src.Errors.Lines(), "\n")
+	cut := fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d (0x%x): event header cut", at, at)
+	header := "loom.n/proc.1/thread.3 at byte 0 (0x0): stream header missing"
+	empty := "loom.n/proc.1/thread.4 at byte 0 (0x0): empty stream"
+	for view, wants := range map[string][]string{
+		"events.txt":    {cut, header, empty},
+		"trace.json":    {cut},
+		"trace.pftrace": {cut},
+		one[0]:          {header},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(errs, view+": ovni: "+want) {
+				t.Errorf("_errors.txt lacks %s's %q:\n%s", view, want, errs)
+			}
+		}
 	}
 }
 

@@ -291,10 +291,11 @@ func TestBadInput(t *testing.T) {
 		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", at),
 		"loom.n/proc.2/metadata.json", "ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
 	)
-	// The cut is one line naming the stream for the merged events.txt
-	// (whose other streams go on), and one for each view that ends there
-	// (trace.json, the thread's events.txt, ...), named by the view's path
-	// as every format's views are.
+	// The cut is one line for each view that reads it, named by the
+	// view's path as every format's views are: the merged events.txt
+	// (whose other streams go on), and each view that ends there
+	// (trace.json, the thread's events.txt, ...). streams.csv's counts,
+	// shared by several views, name the stream alone.
 	views := map[string]bool{}
 	for _, l := range src.Errors.Lines() {
 		if !strings.Contains(l, "thread.2") {
@@ -302,7 +303,7 @@ func TestBadInput(t *testing.T) {
 		}
 		view, _, _ := strings.Cut(l, ": ovni: ")
 		if view == l {
-			view = "events.txt (merged)"
+			view = "(the stream alone)"
 		} else if _, err := fs.Stat(fsys, view); err != nil {
 			t.Errorf("_errors.txt line %q does not name a view: %v", l, err)
 		}
@@ -311,7 +312,7 @@ func TestBadInput(t *testing.T) {
 		}
 		views[view] = true
 	}
-	for _, v := range []string{"events.txt (merged)", "loom.n/proc.1/thread.2/events.txt", "loom.n/proc.1/thread.2/events.csv", "trace.json"} {
+	for _, v := range []string{"events.txt", "loom.n/proc.1/thread.2/events.txt", "loom.n/proc.1/thread.2/events.csv", "trace.json"} {
 		if !views[v] {
 			t.Errorf("the cut is not reported for %s:\n%s", v, errs)
 		}

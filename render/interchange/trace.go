@@ -86,7 +86,15 @@ type traceGen struct {
 	one int     // the track of trace/<thread>.json; -1 for all
 	win *window // of trace/window-<k>.json; nil for all time
 	pf  bool    // trace.pftrace (Perfetto protobuf) rather than JSON
+	// report is the tree's Binding.Report: a track whose events cannot
+	// be read at all (Trace.Events' data error) is skipped and reported
+	// there, naming the view. nil drops.
+	report func(error)
 }
+
+// Bind takes the view's error report from the tree (render.Stream passes
+// the view's Binding on).
+func (g *traceGen) Bind(b render.Binding) { g.report = b.Report }
 
 // tracePos is a position in trace.json: which track (len(tracks) for the
 // metadata at the end) and where in it.
@@ -200,6 +208,9 @@ func (c *traceCursor) Next(dst []byte) ([]byte, error) {
 		ev, err := c.g.tr.Events(c.tracks[c.pos.track], c.pos.pos)
 		if err != nil {
 			if render.IsDataError(err) {
+				if c.g.report != nil {
+					c.g.report(err)
+				}
 				c.nextTrack()
 				return dst, nil
 			}
