@@ -70,8 +70,8 @@ const (
 const spillHeaderSize = len(spillMagic) + 5*8 + 4
 
 // writeSpill writes t (built from used) to path, through a temporary
-// file renamed into place; line rows built in runs are merged as they
-// are written.
+// file renamed into place; line rows and function ranges built in runs
+// are merged as they are written.
 func writeSpill(path string, t *table, used []string) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
@@ -102,12 +102,15 @@ func writeSpill(path string, t *table, used []string) (err error) {
 	if len(u) > maxSpillUsed {
 		u = u[:maxSpillUsed]
 	}
-	nLines := int64(len(t.lines))
-	if t.runs != nil {
-		nLines = t.runs.n
+	nLines, nFuncs := int64(len(t.lines)), int64(len(t.funcs))
+	if t.lineRuns != nil {
+		nLines = t.lineRuns.n
+	}
+	if t.funcRuns.sortRuns != nil {
+		nFuncs = t.funcRuns.n
 	}
 	b = append(b, spillMagic...)
-	for _, n := range []uint64{uint64(nLines), uint64(len(t.funcs)), uint64(len(t.syms)), uint64(len(t.strs)), strBytes} {
+	for _, n := range []uint64{uint64(nLines), uint64(nFuncs), uint64(len(t.syms)), uint64(len(t.strs)), strBytes} {
 		b = le.AppendUint64(b, n)
 	}
 	b = le.AppendUint32(b, uint32(len(u)))
@@ -119,15 +122,15 @@ func writeSpill(path string, t *table, used []string) (err error) {
 		}
 		return nil
 	}
-	if t.runs != nil {
-		if err := t.runs.merge(line); err != nil {
+	if t.lineRuns != nil {
+		if err := t.lineRuns.merge(line); err != nil {
 			return err
 		}
 	}
 	for _, r := range t.lines {
 		line(r)
 	}
-	for _, r := range t.funcs {
+	fn := func(r funcRange) error {
 		b = le.AppendUint64(le.AppendUint64(b, r.lo), r.hi)
 		for _, v := range []int32{r.parent, r.name, r.callFile, r.callLine} {
 			b = le.AppendUint32(b, uint32(v))
@@ -135,6 +138,15 @@ func writeSpill(path string, t *table, used []string) (err error) {
 		if len(b) >= 1<<15 {
 			flush()
 		}
+		return nil
+	}
+	if t.funcRuns.sortRuns != nil {
+		if err := t.funcRuns.sorted(fn); err != nil {
+			return err
+		}
+	}
+	for _, r := range t.funcs {
+		fn(r)
 	}
 	for _, r := range t.syms {
 		b = le.AppendUint32(le.AppendUint32(le.AppendUint64(le.AppendUint64(b, r.lo), r.hi), uint32(r.name)), 0)

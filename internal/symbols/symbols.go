@@ -360,17 +360,22 @@ func (m *Module) table() (store, error) {
 	if (over || t.bytes() > r.budget) && spill != "" {
 		if err := writeSpill(spill, t, used); err == nil {
 			if s, used, err := openSpill(spill); err == nil {
-				t.runs.close()
+				t.closeRuns()
 				r.used[m.key] = used
 				return r.hold(m.key, s, s.size), nil
 			}
 		}
 	}
-	if t.runs != nil {
-		// Not spilled after all: the rows are read back into memory.
-		err := t.runs.merge(func(l lineRow) error { t.lines = append(t.lines, l); return nil })
-		t.runs.close()
-		t.runs = nil
+	if t.lineRuns != nil || t.funcRuns.sortRuns != nil {
+		// Not spilled after all: the records are read back into memory.
+		var err error
+		if t.lineRuns != nil {
+			err = t.lineRuns.merge(func(l lineRow) error { t.lines = append(t.lines, l); return nil })
+		}
+		if t.funcRuns.sortRuns != nil && err == nil {
+			err = t.funcRuns.sorted(func(f funcRange) error { t.funcs = append(t.funcs, f); return nil })
+		}
+		t.closeRuns()
 		if err != nil {
 			m.buildErr = fmt.Errorf("%s: %v", m.file, err)
 			return nil, m.buildErr

@@ -33,9 +33,19 @@ type table struct {
 	lines     []lineRow
 	funcs     []funcRange
 	syms      []symRange
-	// runs holds the line rows instead of lines when the table was built
-	// for the on-disk index (see lineRuns); writeSpill merges them.
-	runs *lineRuns
+	// lineRuns and funcRuns hold the line rows and the function ranges
+	// instead of lines and funcs when the table was built for the
+	// on-disk index over the DWARF limit (see sortRuns); writeSpill
+	// merges them.
+	lineRuns *sortRuns[lineRow]
+	funcRuns funcRuns
+}
+
+// closeRuns drops t's runs.
+func (t *table) closeRuns() {
+	t.lineRuns.close()
+	t.funcRuns.sortRuns.close()
+	t.lineRuns, t.funcRuns.sortRuns = nil, nil
 }
 
 // A lineRow starts a run of addresses at one source line; file -1 ends a
@@ -190,9 +200,11 @@ type builder struct {
 	// passed that, when spill lets it be read all the same.
 	dwarfBytes, maxDWARF int64
 	spill, over          bool
-	// spillDir is the index folder; when over, line rows go to runs
-	// there as they are read.
+	// spillDir is the index folder; when over, line rows and function
+	// ranges go to runs there as they are read, funcs holding those from
+	// index funcBase on.
 	spillDir string
+	funcBase int32
 }
 
 // overLimit says the DWARF of a binary with its split units is larger
@@ -270,9 +282,6 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 			continue
 		}
 		b.addLines(d, cu)
-		if err := b.spillLines(); err != nil {
-			return err
-		}
 		if cu.Children {
 			files := cuFiles(d, cu)
 			if err := b.addFuncs(d, d.Ranges, r, cu, files, names); err != nil {
@@ -303,6 +312,21 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 				b.splitMissing++
 			}
 		}
+		if err := b.spillRuns(); err != nil {
+			return err
+		}
+	}
+	if b.t.lineRuns != nil || b.t.funcRuns.sortRuns != nil {
+		b.spillLines(0)
+		b.spillFuncs(0)
+		b.t.lines, b.t.funcs = nil, nil
+		if b.t.lineRuns != nil && b.t.lineRuns.err != nil {
+			return b.t.lineRuns.err
+		}
+		if b.t.funcRuns.sortRuns != nil {
+			return b.t.funcRuns.err
+		}
+		return nil
 	}
 	// Ranges by start, outer before inner at one start; the parent links
 	// are remapped to the new order.
@@ -310,13 +334,7 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	depth := func(i int32) int {
-		n := 0
-		for p := b.t.funcs[i].parent; p >= 0 && n < 1024; p = b.t.funcs[p].parent {
-			n++
-		}
-		return n
-	}
+	depth := func(i int32) int { return funcDepth(b.t.funcs, 0, i) }
 	slices.SortStableFunc(order, func(x, y int32) int {
 		if c := cmp.Compare(b.t.funcs[x].lo, b.t.funcs[y].lo); c != 0 {
 			return c
@@ -335,31 +353,74 @@ func (b *builder) addDWARF(d *dwarf.Data, f *mappedFile, path string) error {
 		}
 	}
 	b.t.funcs = sorted
-	if b.t.runs != nil {
-		b.t.runs.add(b.t.lines)
-		b.t.lines = nil
-		return b.t.runs.err
-	}
 	slices.SortStableFunc(b.t.lines, lessLine)
 	return nil
 }
 
-// spillLines writes the line rows read so far as a sorted run when the
-// table goes to the index and they are runRows or more.
-func (b *builder) spillLines() error {
-	if !b.over || b.spillDir == "" || len(b.t.lines) < runRows {
+// funcDepth is how many ranges enclose range i of funcs, which holds
+// the ranges from index base on (their parents among them).
+func funcDepth(funcs []funcRange, base, i int32) int {
+	n := 0
+	for p := funcs[i-base].parent; p >= base && p-base < int32(len(funcs)) && n < 1024; p = funcs[p-base].parent {
+		n++
+	}
+	return n
+}
+
+// spillRuns writes the line rows and the function ranges read so far
+// as sorted runs when the table goes to the index and they are many.
+// It is called between compile units (and addLines and addFuncs spill
+// between sequences and between a unit's entries): an inlined call's
+// parent is among the ranges of its subprogram.
+func (b *builder) spillRuns() error {
+	if !b.over || b.spillDir == "" {
 		return nil
 	}
-	if b.t.runs == nil {
-		l, err := newLineRuns(b.spillDir)
+	if err := b.spillLines(runRows); err != nil {
+		return err
+	}
+	return b.spillFuncs(runRows / 4)
+}
+
+// spillLines writes the line rows held as a run when they are at least
+// n.
+func (b *builder) spillLines(n int) error {
+	if len(b.t.lines) < max(n, 1) {
+		return nil
+	}
+	if b.t.lineRuns == nil {
+		l, err := newSortRuns(b.spillDir, lineRecordOf)
 		if err != nil {
 			return err
 		}
-		b.t.runs = l
+		b.t.lineRuns = l
 	}
-	b.t.runs.add(b.t.lines)
+	b.t.lineRuns.add(b.t.lines)
 	b.t.lines = b.t.lines[:0]
-	return b.t.runs.err
+	return b.t.lineRuns.err
+}
+
+// spillFuncs writes the function ranges held as a run, with their
+// depths and indexes, when they are at least n.
+func (b *builder) spillFuncs(n int) error {
+	if len(b.t.funcs) < max(n, 1) {
+		return nil
+	}
+	if b.t.funcRuns.sortRuns == nil {
+		l, err := newSortRuns(b.spillDir, funcRunRecordOf)
+		if err != nil {
+			return err
+		}
+		b.t.funcRuns.sortRuns = l
+	}
+	rs := make([]funcRun, len(b.t.funcs))
+	for i, f := range b.t.funcs {
+		rs[i] = funcRun{f, int32(funcDepth(b.t.funcs, b.funcBase, int32(i)+b.funcBase)), int32(i) + b.funcBase}
+	}
+	b.t.funcRuns.add(rs)
+	b.funcBase += int32(len(b.t.funcs))
+	b.t.funcs = b.t.funcs[:0]
+	return b.t.funcRuns.err
 }
 
 func (b *builder) addLines(d *dwarf.Data, cu *dwarf.Entry) {
@@ -384,6 +445,9 @@ func (b *builder) addLines(d *dwarf.Data, cu *dwarf.Entry) {
 			b.t.lines = append(b.t.lines, row)
 		}
 		if e.EndSequence {
+			if b.over && b.spillDir != "" {
+				b.spillLines(runRows) // an error is the unit's spillRuns's
+			}
 			seq = len(b.t.lines)
 		}
 	}
@@ -407,6 +471,12 @@ func (b *builder) addFuncs(d *dwarf.Data, rangesOf func(*dwarf.Entry) ([][2]uint
 	type open struct{ first, n int32 }
 	stack := []open{{-1, 0}}
 	for len(stack) > 0 {
+		if len(stack) == 1 && b.over && b.spillDir != "" {
+			// Between the unit's entries no range is a parent to come.
+			if err := b.spillFuncs(runRows / 4); err != nil {
+				return err
+			}
+		}
 		e, err := r.Next()
 		if err != nil {
 			return err
@@ -442,14 +512,14 @@ func (b *builder) addFuncs(d *dwarf.Data, rangesOf func(*dwarf.Entry) ([][2]uint
 					callLine = int32(l)
 				}
 			}
-			cur = open{int32(len(b.t.funcs)), 0}
+			cur = open{b.funcBase + int32(len(b.t.funcs)), 0}
 			for _, rg := range ranges {
 				if rg[0] == 0 || rg[0] >= rg[1] {
 					continue // discarded code
 				}
 				parent := int32(-1)
 				for p := parentFirst; p >= 0 && p < parentFirst+parentN; p++ {
-					if pr := &b.t.funcs[p]; pr.lo <= rg[0] && rg[0] < pr.hi {
+					if pr := &b.t.funcs[p-b.funcBase]; pr.lo <= rg[0] && rg[0] < pr.hi {
 						parent = p
 						break
 					}
@@ -532,7 +602,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spillDir stri
 	spill := spillDir != ""
 	defer func() {
 		if err != nil || t == nil { // or debug/dwarf panicked
-			b.t.runs.close()
+			b.t.closeRuns()
 		}
 	}()
 	for i, x := range []*elf.File{dbg, f} {
@@ -552,7 +622,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spillDir stri
 		}
 		mf.close()
 		if err != nil {
-			b.t.runs.close()
+			b.t.closeRuns()
 			b = builder{}
 			used = append(used, "no DWARF ("+err.Error()+")")
 			break
@@ -584,7 +654,7 @@ func build(f, dbg *elf.File, path, dbgPath string, maxDWARF int64, spillDir stri
 			break
 		}
 	}
-	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 && b.t.runs == nil {
+	if len(b.t.syms) == 0 && len(b.t.funcs) == 0 && len(b.t.lines) == 0 && b.t.lineRuns == nil && b.t.funcRuns.sortRuns == nil {
 		return nil, nil, false, errNoSymbols
 	}
 	b.t.strs = slices.Clip(b.t.strs)
