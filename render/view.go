@@ -61,6 +61,13 @@ type Lengther interface {
 	NextLen() (int64, error)
 }
 
+// A Releaser is a Cursor holding buffers worth reusing: a segment's
+// render calls Release when it is done with the cursor, which is not used
+// after.
+type Releaser interface {
+	Release()
+}
+
 // GeneratorFunc adapts a function to the Generator interface.
 type GeneratorFunc func(state any) (Cursor, error)
 
@@ -456,6 +463,9 @@ func (s *stream) renderSegment(cps []checkpoint, end int64, codec StateCodec) ([
 			return nil, fmt.Errorf("%w (%v)", errDisagrees, err)
 		}
 		return nil, err
+	}
+	if r, ok := c.(Releaser); ok {
+		defer r.Release()
 	}
 	start := cps[0].off
 	want := end - start

@@ -105,6 +105,10 @@ func (r *EventReader) Close() error {
 	return nil
 }
 
+// Release gives the reader's buffer back for other readers to reuse; a
+// reader used after it reads into a new one.
+func (r *EventReader) Release() { r.c.release() }
+
 // Tell returns the position of the next event; at the end of the file,
 // that of its end-of-file record, which a reader moved there reads again
 // (what follows it is padding).

@@ -91,26 +91,34 @@ func FuzzArchive(f *testing.F) {
 				r.snapshots()
 			}
 			checkResume(t, r, len(evt))
-			fast := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
-			general := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
-			if snap {
-				fast.snapshots()
-				general.snapshots()
+			// Readers that give their buffers back after every event
+			// (Release), taking them from each other, read the same.
+			for _, release := range []bool{false, true} {
+				fast := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
+				general := newEventReader(bytes.NewReader(evt), int64(len(evt)), "1.evt", evChunk, l, nil)
+				if snap {
+					fast.snapshots()
+					general.snapshots()
+				}
+				general.general = true
+				checkSamePath(t, fast, general, release)
 			}
-			general.general = true
-			checkSamePath(t, fast, general)
 		}
 	})
 }
 
 // checkSamePath reads fast (Next's fast path on) and general (off) to
 // their ends and checks that they give the same events, positions and
-// error.
-func checkSamePath(t *testing.T, fast, general *EventReader) {
+// error; with release, both release their buffers after every event.
+func checkSamePath(t *testing.T, fast, general *EventReader, release bool) {
 	var a, b Event
 	for n := 0; ; n++ {
 		pa, pb := fast.Tell(), general.Tell()
 		oka, okb := fast.Next(&a), general.Next(&b)
+		if release {
+			fast.Release()
+			general.Release()
+		}
 		if pa != pb || oka != okb {
 			t.Fatalf("event %d: fast at %+v (%v), general at %+v (%v)", n, pa, oka, pb, okb)
 		}

@@ -236,6 +236,19 @@ func (c *mergeCursor) open(phase int, st *mergeState) {
 	c.h.init()
 }
 
+// Release gives the readers' buffers back (render.Releaser); those of
+// readers still reading ahead are left to them.
+func (c *mergeCursor) Release() {
+	if c.ahead != nil {
+		return
+	}
+	for _, r := range c.readers {
+		if r != nil {
+			r.Release()
+		}
+	}
+}
+
 func (c *mergeCursor) load(i int) bool {
 	r := c.readers[i]
 	c.pos[i] = r.Tell()
