@@ -102,6 +102,8 @@ type twinGen struct {
 	mu       sync.Mutex
 	footer   []byte // when known: from sizing, or from the index
 	footerAt int64  // its offset in the twin, when made here
+	binding  render.Binding
+	bound    bool // binding was given: row groups are kept on disk
 }
 
 // twinPos is a position in the twin: before row group group (its first
@@ -149,7 +151,7 @@ func (g *twinGen) planAndEncode() (*plan, *layout, error) {
 	l := &layout{}
 	var buf []byte
 	for !c.eof {
-		row := c.pos.row
+		row, csvOff := c.pos.row, c.pos.csvOff
 		buf, err = c.appendGroup(buf[:0])
 		if err == errWiden {
 			p, _, err := scanPlan(g.csv, math.MaxInt64)
@@ -162,6 +164,8 @@ func (g *twinGen) planAndEncode() (*plan, *layout, error) {
 			break // no row left
 		}
 		l.lens, l.rows, l.csvEnds = append(l.lens, int64(len(buf))), append(l.rows, c.pos.row-row), append(l.csvEnds, c.pos.csvOff)
+		g.keepGroup(&group{kinds: kindsKey(head.kinds), index: c.pos.group, row: row, csvOff: csvOff, off: c.pos.off,
+			rows: c.pos.row - row, csvEnd: c.pos.csvOff, data: buf}, false)
 		c.pos.off += int64(len(buf))
 		c.pos.group++
 	}
@@ -393,9 +397,18 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 		return append(dst, magic...), nil
 	case p.row < p.plan.rows:
 		start := len(dst)
-		dst, err := c.appendGroup(dst)
-		if err != nil {
-			return dst[:start], err
+		var err error
+		if gr := c.cached(); gr != nil {
+			dst = append(dst, gr.data...)
+			p.row += gr.rows
+			p.csvOff = gr.csvEnd
+		} else {
+			before := *p
+			if dst, err = c.appendGroup(dst); err != nil {
+				return dst[:start], err
+			}
+			c.g.keepGroup(&group{kinds: kindsKey(p.plan.kinds), index: p.group, row: before.row, csvOff: before.csvOff, off: p.off,
+				rows: p.row - before.row, csvEnd: p.csvOff, data: dst[start:]}, true)
 		}
 		p.off += int64(len(dst) - start)
 		p.group++
@@ -420,6 +433,17 @@ func (c *twinCursor) Next(dst []byte) ([]byte, error) {
 		return append(dst, magic...), nil
 	}
 	return dst, io.EOF
+}
+
+// cached is the row group at the cursor when it was kept (groups.go);
+// nil when it must be encoded: always for a cursor that makes the
+// footer from the row groups it encodes (whole), which needs their
+// metadata.
+func (c *twinCursor) cached() *group {
+	if c.whole || c.spec {
+		return nil
+	}
+	return c.g.cachedGroup(&c.pos)
 }
 
 // NextLen is Next's length: for a row group that the first pass encoded
