@@ -2,7 +2,6 @@ package callgrind
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -90,13 +89,13 @@ func (p *profile) build(dir *vfs.Dir, _ bool) {
 	p.model.build(dir, true)
 	dir.AddFile("header.txt", render.Bytes(func() ([]byte, error) { return p.headerText(), nil }, nil))
 	if p.f.IsCachegrind() {
-		dir.AddFile("annotate.txt", render.Bytes(func() ([]byte, error) { return p.f.CgAnnotate(p.path) }, p.reporter("annotate.txt")))
+		dir.AddFile("annotate.txt", render.Bytes(func() ([]byte, error) { return p.f.CgAnnotate(p.path) }, nil))
 	} else {
 		for _, v := range []struct {
 			name      string
 			inclusive bool
 		}{{"annotate.txt", false}, {"annotate-inclusive.txt", true}} {
-			dir.AddFile(v.name, render.Bytes(func() ([]byte, error) { return p.f.Annotate(p.path, v.inclusive) }, p.reporter(v.name)))
+			dir.AddFile(v.name, render.Bytes(func() ([]byte, error) { return p.f.Annotate(p.path, v.inclusive) }, nil))
 		}
 	}
 	dir.AddFile("lines.csv", p.linesTable().CSV())
@@ -113,9 +112,8 @@ func (m *model) functionDirs() []vfs.Entry {
 		b = append(b, '-')
 		b = append(b, t.Names.Name(t.Funcs[i].Name)...)
 		d := vfs.NewDir()
-		where := "functions/" + strconv.Itoa(i) + "/"
-		d.AddFile("callers.csv", m.callListTable(i, true).SmallCSV(m.reporter(where+"callers.csv")))
-		d.AddFile("callees.csv", m.callListTable(i, false).SmallCSV(m.reporter(where+"callees.csv")))
+		d.AddFile("callers.csv", m.callListTable(i, true).SmallCSV(nil))
+		d.AddFile("callees.csv", m.callListTable(i, false).SmallCSV(nil))
 		out = append(out, vfs.Entry{Name: render.SafeName(strings.ReplaceAll(string(b), "\\", "_")), Node: d})
 	}
 	return out

@@ -153,5 +153,5 @@ func addInterchange(dir *vfs.Dir, src string, profiles []*profile, report func(s
 		}
 		return t, nil
 	}
-	interchange.NewProfile(build, "DCPI "+src, []string{"hpcfs: DCPI " + src}, report).AddViews(dir)
+	interchange.NewProfile(build, "DCPI "+src, []string{"hpcfs: DCPI " + src}, report("flame")).AddViews(dir)
 }

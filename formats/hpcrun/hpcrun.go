@@ -295,7 +295,6 @@ func noHeader() ([]byte, error) { return nil, nil }
 func (p *profile) entries() []vfs.Entry {
 	var out []vfs.Entry
 	add := func(name string, v render.View) { out = append(out, vfs.Entry{Name: name, Node: vfs.NewFile(v)}) }
-	rep := func(view string) func(error) { return p.m.src.Errors.Reporter(p.name + "/" + view) }
 	if f, err := p.open(); err != nil || f.Sparse == nil { // 04.00 has no hpcproftt --dump text to match
 		add("hpcproftt.txt", render.Stream(ptGen(p.startProftt), nil))
 	}
@@ -304,7 +303,7 @@ func (p *profile) entries() []vfs.Entry {
 	add("loadmap.csv", p.loadmapTable().SmallCSV(nil))
 	add("cct.csv", p.cctTable().CSV())
 	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, nil))
-	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, rep).Entries()...)
+	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, p.m.src.Errors.Reporter(p.name+"/flame")).Entries()...)
 	if p.tracePath != "" {
 		add("trace.txt", p.traceTable(true).Text(noHeader))
 		add("trace.csv", p.traceTable(false).CSV())

@@ -3,7 +3,6 @@ package webgrind
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -185,9 +184,8 @@ func (p *profile) build(dir *vfs.Dir) {
 		return render.SafeName(strings.ReplaceAll(string(append(b, p.name(uint32(i))...)), "\\", "_"))
 	}, func(i int) vfs.Node {
 		d := vfs.NewDir()
-		where := "functions/" + strconv.Itoa(i) + "/"
-		d.AddFile("callers.csv", p.callersTable(i).SmallCSV(p.reporter(where+"callers.csv")))
-		d.AddFile("callees.csv", p.calleesTable(i).SmallCSV(p.reporter(where+"callees.csv")))
+		d.AddFile("callers.csv", p.callersTable(i).SmallCSV(nil))
+		d.AddFile("callees.csv", p.calleesTable(i).SmallCSV(nil))
 		return d
 	}))
 }

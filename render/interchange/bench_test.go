@@ -24,7 +24,7 @@ func deepTree(n int) *Tree {
 
 func benchView(b *testing.B, gen func(p *Profile) render.Generator) {
 	tr := deepTree(200_000)
-	p := &Profile{build: func() (*Tree, error) { return tr, nil }, report: func(string) func(error) { return nil }}
+	p := &Profile{build: func() (*Tree, error) { return tr, nil }}
 	p.tree()
 	for b.Loop() {
 		r, err := render.NewReader(render.Stream(gen(p), nil), 0)

@@ -340,7 +340,7 @@ func (v *bottomUpViews) csv() render.View {
 			return nil, err
 		}
 		return render.Counted(int64(len(b.order)), b.fill)(pos)
-	}, OnDataError: v.p.report("bottom-up.csv")}
+	}}
 	return t.CSV()
 }
 

@@ -59,7 +59,6 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 	src.Root.Add("a", a.Root)
 	src.Root.Add("b", b.Root)
 	dir := src.Root.AddDir("diff")
-	report := src.Errors.Reporter
 	dir.AddFile("procedures.csv", d.proceduresTable().CSV())
 	dir.AddFile("contexts.csv", d.contextsTable().CSV())
 	dir.Add("flame", vfs.Lazy(d.flameEntries))
@@ -68,7 +67,7 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 			return nil, err
 		}
 		return d.delta, nil
-	}, "diff", []string{"hpcfs: " + b.Path + " minus " + a.Path}, report)
+	}, "diff", []string{"hpcfs: " + b.Path + " minus " + a.Path}, src.Errors.Reporter("diff/profile.pb.gz"))
 	for _, e := range deltaProfile.Entries() {
 		if e.Name == "profile.pb.gz" {
 			dir.Add(e.Name, e.Node)

@@ -21,10 +21,10 @@ import (
 
 // A Profile is the tree of one source, built once on first use.
 type Profile struct {
-	build   func() (*Tree, error)
-	title   string
-	comment []string
-	report  func(view string) func(error)
+	build        func() (*Tree, error)
+	title        string
+	comment      []string
+	onBuildError func(error) // the build's data error (shared by every view)
 
 	once     sync.Once
 	t        *Tree
@@ -36,19 +36,22 @@ type Profile struct {
 }
 
 // NewProfile returns a profile whose tree build makes on first use. A
-// data error from build is reported once (through report("profile")) and
-// the tree it returned with it is used; any other error fails the views.
-// title heads the flame graphs; comments go into the pprof profile.
-func NewProfile(build func() (*Tree, error), title string, comments []string, report func(view string) func(error)) *Profile {
-	return &Profile{build: build, title: title, comment: comments, report: report}
+// data error from build is reported once through onBuildError (nil drops
+// it: every view shares the tree, so no view's binding names it; callers
+// name it after the flame/ folder) and the tree it returned with it is
+// used; any other error fails the views. A view that ends on a data error
+// of its own reports it through its binding, under its path. title heads
+// the flame graphs; comments go into the pprof profile.
+func NewProfile(build func() (*Tree, error), title string, comments []string, onBuildError func(error)) *Profile {
+	return &Profile{build: build, title: title, comment: comments, onBuildError: onBuildError}
 }
 
 func (p *Profile) tree() (*Tree, error) {
 	p.once.Do(func() {
 		t, err := p.build()
 		if err != nil && t != nil && render.IsDataError(err) {
-			if r := p.report("flame"); r != nil {
-				r(err)
+			if p.onBuildError != nil {
+				p.onBuildError(err)
 			}
 			err = nil
 		}
@@ -75,7 +78,7 @@ func (p *Profile) AddViews(dir *vfs.Dir) {
 // profile.pb.gz (its node's Origin is p, for DiffSource), bottom-up.csv
 // and callers/.
 func (p *Profile) Entries() []vfs.Entry {
-	pb := render.Stream(&pprofGen{p: p}, p.report("profile.pb.gz"))
+	pb := render.Stream(&pprofGen{p: p}, nil)
 	bu := &bottomUpViews{p: p}
 	return []vfs.Entry{{Name: "flame", Node: vfs.Lazy(p.flameEntries)}, {Name: "profile.pb.gz", Node: &vfs.File{View: pb, Origin: p}},
 		{Name: "bottom-up.csv", Node: vfs.NewFile(bu.csv())}, {Name: "callers", Node: vfs.LazyIndexed(bu.callers)}}

@@ -56,7 +56,7 @@ func TestTreeMergesByLabel(t *testing.T) {
 	tr.Add(tr.Child(a, Frame{Name: "f;g"}), 0, 5)
 	tr.Add(a, 0, 2)
 	tr.Add(tr.Child(a, Frame{Name: ""}), 0, 3)
-	p := &Profile{build: func() (*Tree, error) { return tr, nil }, report: func(string) func(error) { return nil }}
+	p := &Profile{build: func() (*Tree, error) { return tr, nil }}
 	got := string(readAll(t, render.Stream(&foldedGen{tree: p.tree, m: 0, b: -1}, nil)))
 	want := "main 2\nmain;[unknown] 3\nmain;f:g 5\n"
 	if got != want || tr.Total(0) != 10 {

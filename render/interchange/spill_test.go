@@ -76,7 +76,7 @@ func TestInt64sSpill(t *testing.T) {
 func TestSpilledViewsIdentical(t *testing.T) {
 	views := func() map[string][]byte {
 		tr := deepTree(5_000)
-		p := &Profile{build: func() (*Tree, error) { return tr, nil }, report: func(string) func(error) { return nil },
+		p := &Profile{build: func() (*Tree, error) { return tr, nil },
 			title: "t", comment: []string{"c"}}
 		root := vfs.NewDir()
 		p.AddViews(root)

@@ -65,7 +65,7 @@ func TestTreeBytesPerNode(t *testing.T) {
 // full rendering.
 func TestPprofChunks(t *testing.T) {
 	tr := bigTree(20_000)
-	p := &Profile{build: func() (*Tree, error) { return tr, nil }, report: func(string) func(error) { return nil },
+	p := &Profile{build: func() (*Tree, error) { return tr, nil },
 		comment: []string{"made by a test"}}
 	v := render.Stream(&pprofGen{p: p}, nil)
 	b := readAll(t, v)
