@@ -573,9 +573,15 @@ func (b *builder) name(d *dwarf.Data, e *dwarf.Entry, names map[dwarf.Offset]int
 	if i < 0 && plain != "" {
 		i = b.str(plain)
 	}
+	if len(names) >= maxNames {
+		clear(names) // a cache: a name is found again the same
+	}
 	names[e.Offset] = i
 	return i
 }
+
+// maxNames bounds the names cached by entry while a binary is read.
+const maxNames = 1 << 15
 
 const attrMIPSLinkageName dwarf.Attr = 0x2007
 
