@@ -80,6 +80,26 @@ func TestGeneratedMatchesOtf2Print(t *testing.T) {
 		}
 		f.Close()
 	}
+	// Read backwards through a fresh source, the segments of events.txt
+	// render from the last, each from its checkpoint, their readers taking
+	// the windows the later segments' readers gave back (Release).
+	want := otf2Print(t, dir)
+	back := testdata.Open(t, Open, dir)
+	f, err := back.FS().Open("events.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := make([]byte, len(want))
+	for end := len(want); end > 0; end -= 200_000 {
+		off := max(end-200_000, 0)
+		if _, err := f.(io.ReaderAt).ReadAt(got[off:end], int64(off)); err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("events.txt read backwards differs from otf2-print\n%s", firstDiff(got, want))
+	}
 }
 
 // TestGeneratedProfileMatchesPythonOTF2 checks imbalance.csv of a generated
