@@ -322,11 +322,12 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 			return n, err
 		}
 		k := copy(p[n:], held.data[off-start:])
+		end := start + int64(len(held.data)) // held.data is not ours after done
 		half := start + int64(len(held.data))/2
 		segments.done(held)
 		n += k
 		off += int64(k)
-		if off == start+int64(len(held.data)) {
+		if off == end {
 			segments.dropLarge(held) // read to its end: the next is what a reader wants
 		}
 		if off >= half {
