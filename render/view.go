@@ -322,8 +322,8 @@ func (s *stream) ReadAt(p []byte, off int64) (int, error) {
 			return n, err
 		}
 		k := copy(p[n:], held.data[off-start:])
-		end := start + int64(len(held.data)) // held.data is not ours after done
-		half := start + int64(len(held.data))/2
+		size := int64(len(held.data)) // held.data is not ours after done
+		end, half := start+size, start+size/2
 		segments.done(held)
 		n += k
 		off += int64(k)
