@@ -258,20 +258,111 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	return n.NewInode(ctx, child, fs.StableAttr{Mode: mode, Ino: inode(p)}), 0
 }
 
+// Readdir streams the directory: its entries are read from the tree a
+// batch at a time as the kernel asks for them, never all at once (a
+// profile's callers/ folder holds a file per procedure: building the
+// million entries of one took about 50 MB).
 func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
-	des, err := iofs.ReadDir(n.fsys, n.path)
+	s := &dirStream{n: n}
+	if errno := s.open(); errno != 0 {
+		return nil, errno
+	}
+	return s, 0
+}
+
+// dirBatch is how many entries a dirStream reads from the tree at once:
+// about what one READDIR reply of the kernel's 4 KiB holds.
+const dirBatch = 128
+
+// A dirStream gives a directory's entries in the order the tree's
+// fs.ReadDirFile lists them, holding one batch. An entry's offset is its
+// place in the listing plus one, so that the kernel's seekdir (a rewind,
+// or a telldir offset) moves to it: backwards by listing again from the
+// start, forwards by skipping.
+type dirStream struct {
+	n     *node
+	f     iofs.ReadDirFile
+	batch []iofs.DirEntry
+	next  uint64 // place of batch[0] in the listing, once the batch is given: of the next entry
+	done  bool   // the listing has ended
+	errno syscall.Errno
+}
+
+var _ = (fs.FileSeekdirer)((*dirStream)(nil))
+
+func (s *dirStream) open() syscall.Errno {
+	f, err := s.n.fsys.Open(s.n.path)
 	if err != nil {
-		return nil, errno(n.path, err)
+		return errno(s.n.path, err)
 	}
-	entries := make([]fuse.DirEntry, len(des))
-	for i, de := range des {
-		mode := uint32(syscall.S_IFREG)
-		if de.IsDir() {
-			mode = syscall.S_IFDIR
+	rf, ok := f.(iofs.ReadDirFile)
+	if !ok {
+		f.Close()
+		return syscall.ENOTDIR
+	}
+	s.f, s.batch, s.next, s.done, s.errno = rf, nil, 0, false, 0
+	return 0
+}
+
+// fill reads the next batch when the last one is given.
+func (s *dirStream) fill() {
+	if len(s.batch) > 0 || s.done || s.errno != 0 || s.f == nil {
+		return
+	}
+	des, err := s.f.ReadDir(dirBatch)
+	s.batch = des
+	switch {
+	case err == io.EOF || err == nil && len(des) == 0:
+		s.done = true
+	case err != nil:
+		s.errno = errno(s.n.path, err)
+	}
+}
+
+func (s *dirStream) HasNext() bool {
+	s.fill()
+	return len(s.batch) > 0 || s.errno != 0
+}
+
+func (s *dirStream) Next() (fuse.DirEntry, syscall.Errno) {
+	if len(s.batch) == 0 {
+		return fuse.DirEntry{}, cmp.Or(s.errno, syscall.EIO)
+	}
+	de := s.batch[0]
+	s.batch = s.batch[1:]
+	s.next++
+	mode := uint32(syscall.S_IFREG)
+	if de.IsDir() {
+		mode = syscall.S_IFDIR
+	}
+	return fuse.DirEntry{Name: de.Name(), Mode: mode, Ino: inode(s.n.child(de.Name())), Off: s.next}, 0
+}
+
+// Seekdir moves to the entry after the one whose offset is off (0: the
+// first).
+func (s *dirStream) Seekdir(ctx context.Context, off uint64) syscall.Errno {
+	if off < s.next {
+		s.Close()
+		if errno := s.open(); errno != 0 {
+			return errno
 		}
-		entries[i] = fuse.DirEntry{Name: de.Name(), Mode: mode, Ino: inode(n.child(de.Name()))}
 	}
-	return fs.NewListDirStream(entries), 0
+	for s.next < off {
+		if !s.HasNext() {
+			return syscall.EINVAL
+		}
+		if _, errno := s.Next(); errno != 0 {
+			return errno
+		}
+	}
+	return 0
+}
+
+func (s *dirStream) Close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f, s.batch = nil, nil
+	}
 }
 
 func (n *node) Getattr(ctx context.Context, fh fs.FileHandle, out *fuse.AttrOut) syscall.Errno {

@@ -1,11 +1,17 @@
 package fsnode_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -148,4 +154,182 @@ func TestDirectIOFiles(t *testing.T) {
 	}
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "big.txt"), big)
 	fsnodetest.CheckFile(t, filepath.Join(mnt, "small.txt"), []byte("small\n"))
+}
+
+// A countedDir is a tree of one directory, big/, of n files named by their
+// number, made as they are listed; it records the most entries one
+// ReadDir asked for (-1 for a whole listing). It has no fs.ReadDirFS, so
+// a listing goes through the open directory's ReadDir.
+type countedDir struct {
+	n       int
+	mu      sync.Mutex
+	largest int
+}
+
+func (c *countedDir) Open(name string) (iofs.File, error) {
+	switch name {
+	case ".":
+		return &countedList{c: c, names: []string{"big"}, dirs: true}, nil
+	case "big":
+		return &countedList{c: c, n: c.n}, nil
+	}
+	if i, err := strconv.Atoi(strings.TrimPrefix(name, "big/f")); err == nil && i < c.n {
+		return &countedList{c: c, file: true}, nil
+	}
+	return nil, &iofs.PathError{Op: "open", Path: name, Err: iofs.ErrNotExist}
+}
+
+type countedList struct {
+	c     *countedDir
+	names []string // the entries when given, else n files f0000000...
+	n     int
+	dirs  bool // names are directories
+	file  bool // a file, not a directory
+	next  int
+}
+
+func (l *countedList) Stat() (iofs.FileInfo, error) { return l, nil }
+func (l *countedList) Read([]byte) (int, error)     { return 0, io.EOF }
+func (l *countedList) ReadAt([]byte, int64) (int, error) {
+	return 0, io.EOF
+}
+func (l *countedList) Close() error { return nil }
+func (l *countedList) Name() string { return "entry" }
+func (l *countedList) Size() int64  { return 0 }
+func (l *countedList) Mode() iofs.FileMode {
+	if l.file {
+		return 0o444
+	}
+	return iofs.ModeDir | 0o555
+}
+func (l *countedList) ModTime() time.Time { return time.Unix(1700000000, 0) }
+func (l *countedList) IsDir() bool        { return !l.file }
+func (l *countedList) Sys() any           { return nil }
+
+func (l *countedList) ReadDir(n int) ([]iofs.DirEntry, error) {
+	l.c.mu.Lock()
+	if n <= 0 {
+		l.c.largest = -1
+	} else if l.c.largest >= 0 {
+		l.c.largest = max(l.c.largest, n)
+	}
+	l.c.mu.Unlock()
+	total := max(l.n, len(l.names))
+	if n <= 0 {
+		n = total - l.next
+	} else if l.next >= total {
+		return nil, io.EOF
+	}
+	var out []iofs.DirEntry
+	for ; n > 0 && l.next < total; n-- {
+		name := fmt.Sprintf("f%07d", l.next)
+		if l.names != nil {
+			name = l.names[l.next]
+		}
+		info := &countedList{c: l.c, file: !l.dirs}
+		out = append(out, iofs.FileInfoToDirEntry(namedInfo{info, name}))
+		l.next++
+	}
+	return out, nil
+}
+
+// namedEntry is a directory entry of which only the name is known.
+type namedEntry string
+
+func (e namedEntry) Name() string                 { return string(e) }
+func (e namedEntry) IsDir() bool                  { return false }
+func (e namedEntry) Type() iofs.FileMode          { return 0 }
+func (e namedEntry) Info() (iofs.FileInfo, error) { return nil, iofs.ErrInvalid }
+
+type namedInfo struct {
+	iofs.FileInfo
+	name string
+}
+
+func (i namedInfo) Name() string { return i.name }
+
+// TestStreamedListing: a directory of 50,000 entries is listed through
+// the mount whole, in order, and again after a rewind, while the tree is
+// asked for at most a small batch of entries at a time (never for the
+// whole directory: its entries are not all held at once); a seekdir to
+// the offset of an entry taken from getdents goes on after it, forwards
+// and backwards.
+func TestStreamedListing(t *testing.T) {
+	const n = 50000
+	tree := &countedDir{n: n}
+	mnt := fsnodetest.Mount(t, tree)
+	dir, err := os.Open(filepath.Join(mnt, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	want := func(i int) string { return fmt.Sprintf("f%07d", i) }
+	check := func(what string, des []os.DirEntry, from int) {
+		t.Helper()
+		names := testdata.Names(des)
+		if len(names) != n-from || names[0] != want(from) || names[len(names)-1] != want(n-1) || !slices.IsSorted(names) {
+			t.Fatalf("%s: %d entries, want %d from %s", what, len(names), n-from, want(from))
+		}
+	}
+	first, err := dir.ReadDir(10)
+	if err != nil || len(first) != 10 || first[0].Name() != want(0) {
+		t.Fatalf("first 10 entries: %v, %v", testdata.Names(first), err)
+	}
+	rest, err := dir.ReadDir(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("listing", append(first, rest...), 0)
+	if _, err := dir.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	again, err := dir.ReadDir(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after a rewind", again, 0)
+
+	// seekdir to offsets getdents gave: the 5000th entry's, then the 3rd's.
+	fd := int(dir.Fd())
+	type dirent struct {
+		name string
+		off  int64
+	}
+	getdents := func() (all []dirent) {
+		buf := make([]byte, 1<<16)
+		for {
+			k, err := syscall.Getdents(fd, buf)
+			if err != nil {
+				t.Fatalf("getdents: %v", err)
+			}
+			if k == 0 {
+				return all
+			}
+			for b := buf[:k]; len(b) > 0; {
+				reclen := binary.NativeEndian.Uint16(b[16:])
+				name, _, _ := strings.Cut(string(b[19:reclen]), "\x00")
+				all = append(all, dirent{name, int64(binary.NativeEndian.Uint64(b[8:]))})
+				b = b[reclen:]
+			}
+		}
+	}
+	if _, err := syscall.Seek(fd, 0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	all := getdents()
+	for _, after := range []int{4999, 2} {
+		if _, err := syscall.Seek(fd, all[after].off, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		var des []os.DirEntry
+		for _, e := range getdents() {
+			des = append(des, namedEntry(e.name))
+		}
+		check(fmt.Sprintf("after seekdir past %s", all[after].name), des, after+1)
+	}
+	tree.mu.Lock()
+	defer tree.mu.Unlock()
+	if tree.largest < 0 || tree.largest > 1024 {
+		t.Errorf("the tree was asked for %d entries at once (-1: all), want a batch of at most 1024", tree.largest)
+	}
 }
