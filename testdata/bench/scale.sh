@@ -4,7 +4,9 @@
 # synthetic HPCToolkit database (4.0 generation) of --contexts calling
 # contexts (default 200,000) x --profiles thread profiles (default 1000,
 # --samples trace samples each, default 16,000: 16 M samples). Each is
-# mounted once (one server, no on-disk index) and, for each big view (one
+# mounted once (one server; with --index, an index folder of its own,
+# fresh at the mount, as users get by default: sizes, checkpoints and
+# Parquet row groups kept as they are made) and, for each big view (one
 # file of each per-thread or per-profile folder): the time to its first
 # byte from a fresh lookup (`head -c 1`: the lookup's stat sizes it), then
 # a `cat` of it (MB/s); every table as CSV and as its Parquet twin; then
@@ -13,18 +15,20 @@
 # markdown table; the server's peak RSS per source at the end.
 #
 #   testdata/bench/scale.sh                                   # full size (tens of minutes)
+#   testdata/bench/scale.sh --index                           # the same with an index folder
 #   testdata/bench/scale.sh --events 40000 --contexts 2000 --profiles 20 --samples 1000   # smoke test
 set -euo pipefail
-events=16000000 threads=4 contexts=200000 profiles=1000 samples=16000
+events=16000000 threads=4 contexts=200000 profiles=1000 samples=16000 index=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--index) index=1; shift; continue ;;
 	--events) events=$2 ;;
 	--threads) threads=$2 ;;
 	--contexts) contexts=$2 ;;
 	--profiles) profiles=$2 ;;
 	--samples) samples=$2 ;;
 	*)
-		echo "usage: scale.sh [--events N] [--threads N] [--contexts N] [--profiles N] [--samples N]" >&2
+		echo "usage: scale.sh [--index] [--events N] [--threads N] [--contexts N] [--profiles N] [--samples N]" >&2
 		exit 2
 		;;
 	esac
@@ -108,7 +112,7 @@ echo '| source | view | size | first byte | `cat` |'
 echo '|---|---|---|---|---|'
 : >"$work/duckdb.md"
 m=$work/mnt-trace
-mount_bg "$work/trace/ovni" "$m" >/dev/null
+mount_bg "$work/trace/ovni" "$m" ${index:+--index-dir "$work/index"} >/dev/null
 label="ovni $threads x $((events / threads))"
 thread=$(first 'loom.*/proc.*/thread.*')
 view events.txt
@@ -121,7 +125,7 @@ query "$label events.csv" 'loom.*/proc.*/thread.*/events.csv' event t_ns
 unmount_bg "ovni" >"$work/rss.txt"
 
 m=$work/mnt-db
-mount_bg "$work/db" "$m" >/dev/null
+mount_bg "$work/db" "$m" ${index:+--index-dir "$work/index"} >/dev/null
 label="hpcdb $contexts x $profiles"
 prof=$(first 'profiles/node-*.csv')
 trace=$(first 'traces/node-*.csv')
