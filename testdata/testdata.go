@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -203,4 +204,16 @@ func Contains(t testing.TB, name, text string, wants ...string) {
 			t.Errorf("%s lacks %q:\n%s", name, want, text)
 		}
 	}
+}
+
+// FirstDiff describes the first line where the texts got and want differ,
+// or their line counts when one is a prefix of the other.
+func FirstDiff(got, want []byte) string {
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d vs %d lines", len(gl), len(wl))
 }

@@ -60,7 +60,7 @@ func NewDescriber(minor int) *Describer {
 	if minor < DescribedFrom {
 		return nil
 	}
-	minor = min(minor, describedUntil)
+	minor = min(minor, DescribedUntil)
 	d := &Describer{specs: map[[3]byte]*evSpec{}}
 	for _, decl := range eventDecls {
 		if minor < int(decl.from) || minor > int(decl.until) {
@@ -69,6 +69,24 @@ func NewDescriber(minor int) *Describer {
 		d.specs[[3]byte{decl.sig[0], decl.sig[1], decl.sig[2]}] = compile(decl.sig, decl.desc)
 	}
 	return d
+}
+
+// Signatures returns the declarations ovnidump 1.<minor> describes, in
+// the form of its tables ("MCV", "+" for a jumbo event, then the payload's
+// arguments: "VTx(u32 taskid, u32 bodyid)"); nil before 1.6. Tests write
+// traces with every event from them.
+func Signatures(minor int) []string {
+	if minor < DescribedFrom {
+		return nil
+	}
+	minor = min(minor, DescribedUntil)
+	var sigs []string
+	for _, decl := range eventDecls {
+		if int(decl.from) <= minor && minor <= int(decl.until) {
+			sigs = append(sigs, decl.sig)
+		}
+	}
+	return sigs
 }
 
 // ReleaseMinor reads the minor release number from a library version

@@ -5,8 +5,10 @@ package ovni
 // payload's arguments) and description ("%{arg}" for an argument printed
 // in its type's default form, "%#llx{arg}" in hex), with the first and
 // last minor release (1.<from> to 1.<until>) whose table holds the pair.
-// Taken from the releases' event lists; hpcfs tests the text against the
-// ovnidump of 1.10 and 1.14 on the corpus.
+// Taken from the releases' event lists (model_evlist of each model's
+// setup.c, tags 1.6.0 to 1.14.0); hpcfs tests the text against the
+// ovnidump of 1.10 and 1.14 on the corpus and on a trace of every event
+// (formats/ovni TestDescribedEveryEvent).
 var eventDecls = [...]struct {
 	sig, desc   string
 	from, until uint8
@@ -386,5 +388,5 @@ var eventDecls = [...]struct {
 	{"VAN", "leaves nosv_wait_all()", 14, 14},
 }
 
-// describedUntil is the newest release of the tables.
-const describedUntil = 14
+// DescribedUntil is the newest release of the tables (1.<DescribedUntil>).
+const DescribedUntil = 14

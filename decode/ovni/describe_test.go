@@ -54,7 +54,7 @@ func TestDescribe(t *testing.T) {
 // many argument references as its description has, and no release
 // declares an MCV twice.
 func TestDescribeTables(t *testing.T) {
-	for minor := DescribedFrom; minor <= describedUntil; minor++ {
+	for minor := DescribedFrom; minor <= DescribedUntil; minor++ {
 		seen := map[string]bool{}
 		for _, d := range eventDecls {
 			if minor < int(d.from) || minor > int(d.until) {

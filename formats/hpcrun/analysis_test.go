@@ -53,7 +53,7 @@ func TestNodeOrderDoesNotMatter(t *testing.T) {
 	fsys := open(t, dir).FS()
 
 	if a, b := testdata.ReadFS(t, fsys, "pre/cct.txt"), testdata.ReadFS(t, fsys, "bfs/cct.txt"); !bytes.Equal(a, b) {
-		t.Fatalf("cct.txt differs with the node order:\n%s", firstDiff(b, a))
+		t.Fatalf("cct.txt differs with the node order:\n%s", testdata.FirstDiff(b, a))
 	}
 	rows := map[string][][]string{}
 	for _, name := range []string{"pre", "bfs"} {
@@ -84,7 +84,7 @@ func TestNodeOrderDoesNotMatter(t *testing.T) {
 			continue // the SVG's title names the profile
 		}
 		if a, b := testdata.ReadFS(t, fsys, "pre/flame/"+f.Name()), testdata.ReadFS(t, fsys, "bfs/flame/"+f.Name()); !bytes.Equal(a, b) || len(a) == 0 {
-			t.Fatalf("flame/%s differs with the node order:\n%s", f.Name(), firstDiff(b, a))
+			t.Fatalf("flame/%s differs with the node order:\n%s", f.Name(), testdata.FirstDiff(b, a))
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestCorpusHpcprofttByteIdentical(t *testing.T) {
 		fsys := src.FS()
 		got := testdata.ReadFS(t, fsys, sampleName+"/hpcproftt.txt")
 		if !bytes.Equal(got, want) {
-			t.Fatalf("%s: hpcproftt.txt differs from the golden dump:\n%s", path, firstDiff(got, want))
+			t.Fatalf("%s: hpcproftt.txt differs from the golden dump:\n%s", path, testdata.FirstDiff(got, want))
 		}
 		if errs := src.Errors.Lines(); len(errs) != 0 {
 			t.Fatalf("errors: %v", errs)
@@ -60,16 +60,6 @@ func TestCorpusHpcprofttByteIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func firstDiff(got, want []byte) string {
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range min(len(gl), len(wl)) {
-		if gl[i] != wl[i] {
-			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
-		}
-	}
-	return fmt.Sprintf("lengths %d vs %d lines", len(gl), len(wl))
 }
 
 func TestCorpusTables(t *testing.T) {

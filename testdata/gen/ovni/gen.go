@@ -353,3 +353,91 @@ func U32Event(mcv string, clock uint64, vals ...uint32) Event {
 	}
 	return Event{MCV: mcv, Clock: clock, Payload: p}
 }
+
+// EveryEvent returns, for each signature of ovnidump's event tables
+// ("MCV", "+" for a jumbo event, then "(type name, ...)"; see
+// decode/ovni.Signatures), one event per round with clocks from start in
+// steps of step. Round 0 holds zeros and empty strings; round 1 the
+// extremes of each type (most negative, largest unsigned) and a label
+// with spaces and quotes; round 2 values that differ per event.
+func EveryEvent(sigs []string, rounds int, start, step uint64) []Event {
+	var out []Event
+	clock := start
+	for r := 0; r < rounds; r++ {
+		for k, sig := range sigs {
+			ev := Event{MCV: sig[:3], Clock: clock, Jumbo: len(sig) > 3 && sig[3] == '+'}
+			clock += step
+			if i := strings.IndexByte(sig, '('); i >= 0 {
+				for j, arg := range strings.Split(strings.TrimSuffix(sig[i+1:], ")"), ",") {
+					typ, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
+					ev.Payload = appendArg(ev.Payload, typ, name, r, k*4+j)
+				}
+			}
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// appendArg appends an argument of type typ (u8 ... i64, str) for round r;
+// n varies it between events.
+func appendArg(p []byte, typ, name string, r, n int) []byte {
+	v := uint64(0)
+	switch r {
+	case 1:
+		v = map[string]uint64{"u8": 0xff, "u16": 0xffff, "u32": 0xffffffff, "u64": 0xffffffffffffffff,
+			"i8": 0x80, "i16": 0x8000, "i32": 0x80000000, "i64": 1 << 63}[typ]
+	case 2:
+		v = uint64(n)*0x9e3779b97f4a7c15 + 12345
+	}
+	switch typ {
+	case "u8", "i8":
+		return append(p, byte(v))
+	case "u16", "i16":
+		return binary.LittleEndian.AppendUint16(p, uint16(v))
+	case "u32", "i32":
+		return binary.LittleEndian.AppendUint32(p, uint32(v))
+	case "u64", "i64":
+		return binary.LittleEndian.AppendUint64(p, v)
+	}
+	label := [...]string{"", `a "quoted" label with spaces`, fmt.Sprintf("%s-%d", name, n)}[r]
+	return append(append(p, label...), 0)
+}
+
+// WriteEveryEvent writes a trace of libovni 1.<minor> (spec v2 up to 1.10,
+// v3 after) under dir and returns the trace directory. Its two thread
+// streams hold, alternating, the events of EveryEvent (three rounds) of
+// sigs, of the signatures of others whose MCV sigs lacks (a newer
+// release's events, which 1.<minor> does not describe), and of an MCV of
+// no model and one of a model that declares no such event.
+func WriteEveryEvent(dir string, minor int, sigs, others []string) (string, error) {
+	all := append([]string(nil), sigs...)
+	known := map[string]bool{}
+	for _, s := range sigs {
+		known[s[:3]] = true
+	}
+	for _, s := range append(others, "XYZ(u32 x)", "OZZ") {
+		if !known[s[:3]] {
+			all = append(all, s)
+			known[s[:3]] = true
+		}
+	}
+	lib := fmt.Sprintf("1.%d.0", minor)
+	proc := Proc{Loom: "every", PID: 1, Layout: LayoutV3}
+	if minor <= 10 {
+		proc.Layout, proc.Metadata = LayoutV2, Metadata(1, 0, 0, 2)
+	}
+	for i, ev := range EveryEvent(all, 3, 1_000_000, 10) {
+		if i < 2 {
+			meta := StreamJSON(2, lib, 1)
+			if proc.Layout == LayoutV3 {
+				cpus := 2 * (1 - i) // the first thread lists the loom's CPUs
+				meta = StreamJSON(3, lib, 1, V3Proc("every", 1, int64(10+i), 1, 0, 0, cpus)...)
+			}
+			proc.Streams = append(proc.Streams, Stream{TID: int64(10 + i), JSON: meta})
+		}
+		s := &proc.Streams[i%2]
+		s.Events = append(s.Events, ev)
+	}
+	return Write(dir, []Proc{proc})
+}
