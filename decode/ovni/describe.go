@@ -16,7 +16,9 @@ type Describer struct {
 // An evSpec is one compiled declaration: the arguments' types and offsets
 // and the description split into literal text and argument references.
 type evSpec struct {
-	parts []descPart
+	parts  []descPart
+	need   int // payload bytes the fixed-size arguments span
+	strOff int // offset of the str argument; -1 without one
 }
 
 type descPart struct {
@@ -124,7 +126,12 @@ func compile(sig, desc string) *evSpec {
 			off += argSizes[t]
 		}
 	}
-	s := &evSpec{}
+	s := &evSpec{need: off, strOff: -1}
+	for _, a := range args {
+		if a.typ == argStr {
+			s.strOff = a.off
+		}
+	}
 	for desc != "" {
 		i := strings.IndexByte(desc, '%')
 		if i < 0 {
@@ -144,13 +151,20 @@ func compile(sig, desc string) *evSpec {
 }
 
 // Append appends ev's description, or "UNKNOWN" (as ovnidump) for an event
-// without a declaration or whose text would be too long. Arguments past
-// the end of the payload read as zeros (ovnidump reads whatever memory
-// follows), and a str argument ends at its NUL or at the payload's end.
-func (d *Describer) Append(dst []byte, ev *Event) []byte {
+// without a declaration or whose text would be too long. ovnidump's
+// payload points into the mapped stream, so arguments that reach past
+// the payload (and a str argument without its NUL) read the bytes that
+// follow the event in from, and zeros past its end (or without from).
+// An event without payload has no pointer there (ovnidump dies on it):
+// its arguments read as zeros.
+func (d *Describer) Append(dst []byte, ev *Event, from *Stream) []byte {
 	s := d.specs[ev.MCV]
 	if s == nil {
 		return append(dst, "UNKNOWN"...)
+	}
+	payload := ev.Payload
+	if len(payload) > 0 && (len(payload) < s.need || s.strOff >= 0 && indexNUL(payload[min(s.strOff, len(payload)):]) < 0) {
+		payload = append(payload[:len(payload):len(payload)], from.Following(ev, s.need+descMax)...)
 	}
 	start := len(dst)
 	for _, p := range s.parts {
@@ -161,7 +175,7 @@ func (d *Describer) Append(dst []byte, ev *Event) []byte {
 			}
 			continue
 		}
-		dst = appendArg(dst, p, ev.Payload)
+		dst = appendArg(dst, p, payload)
 		// ovnidump's snprintf of an argument must leave room for the NUL
 		if len(dst)-start >= descMax {
 			return append(dst[:start], "UNKNOWN"...)

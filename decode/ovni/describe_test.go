@@ -1,9 +1,12 @@
 package ovni
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
 )
 
 func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
@@ -36,7 +39,7 @@ func TestDescribe(t *testing.T) {
 	for _, tc := range tests {
 		d := NewDescriber(tc.minor)
 		ev := &Event{MCV: [3]byte{tc.mcv[0], tc.mcv[1], tc.mcv[2]}, Payload: tc.payload}
-		if got := string(d.Append(nil, ev)); got != tc.want {
+		if got := string(d.Append(nil, ev, nil)); got != tc.want {
 			t.Errorf("1.%d %s: %q, want %q", tc.minor, tc.mcv, got, tc.want)
 		}
 	}
@@ -85,9 +88,47 @@ func FuzzDescribe(f *testing.F) {
 		if d == nil || len(mcv) < 3 {
 			return
 		}
-		out := d.Append(nil, &Event{MCV: [3]byte{mcv[0], mcv[1], mcv[2]}, Payload: payload})
+		// the payload is also the stream the arguments read on into
+		s, err := NewStream(bytes.NewReader(payload), int64(len(payload)), "fuzz")
+		if err != nil {
+			s = nil
+		}
+		out := d.Append(nil, &Event{MCV: [3]byte{mcv[0], mcv[1], mcv[2]}, Payload: payload[:len(payload)/2]}, s)
 		if len(out) > descMax {
 			t.Fatalf("%d bytes", len(out))
 		}
 	})
+}
+
+// TestDescribeReadsOn: arguments past a short payload, and a label
+// without its NUL, are read from the bytes that follow the event in its
+// stream, as ovnidump's pointer into the mapped stream reads them; zeros
+// past the stream's end.
+func TestDescribeReadsOn(t *testing.T) {
+	var b []byte
+	b = gen.AppendEvent(b, gen.Event{MCV: "VTx", Clock: 1, Payload: le32(7)})
+	b = gen.AppendEvent(b, gen.Event{MCV: "VTe", Clock: 2, Payload: append(le32(7), le32(3)...)})
+	b = gen.AppendEvent(b, gen.Event{MCV: "VYc", Clock: 3, Payload: append(le32(5), "nonul"...), Jumbo: true})
+	b = gen.AppendEvent(b, gen.Event{MCV: "OHx", Clock: 0x100, Payload: append(le32(1), le32(2)...)})
+	s, err := NewStream(bytes.NewReader(b), int64(len(b)), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"executes the task 7 with bodyid 1700025863", // 07 'V' 'T' 'e': the next event's flags and MCV
+		"ends the task 7 with bodyid 3",
+		"creates task type 5 with label \"nonul\x07OHx\"", // the next event's flags and MCV, up to its clock's 0 byte
+		"begins the execution on CPU 1 created from 2 with tag 0",
+	}
+	d := NewDescriber(14)
+	r := s.NewReader(0, 4096)
+	var ev Event
+	for i := range want {
+		if err := r.Next(&ev); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d.Append(nil, &ev, s)); got != want[i] {
+			t.Errorf("event %d: %q, want %q", i, got, want[i])
+		}
+	}
 }

@@ -100,6 +100,21 @@ func NewStream(r io.ReaderAt, size int64, name string) (*Stream, error) {
 // Size is the stream's size in bytes.
 func (s *Stream) Size() int64 { return s.size }
 
+// Following returns up to n bytes of the stream that follow ev: fewer at
+// the stream's end, none for a nil stream or when they cannot be read.
+func (s *Stream) Following(ev *Event, n int) []byte {
+	if s == nil {
+		return nil
+	}
+	off := ev.Off + ev.Size()
+	if n <= 0 || off < 0 || off >= s.size {
+		return nil
+	}
+	b := make([]byte, min(int64(n), s.size-off))
+	k, _ := s.r.ReadAt(b, off)
+	return b[:k]
+}
+
 // Start is the offset of the first event.
 func (s *Stream) Start() int64 { return s.start }
 

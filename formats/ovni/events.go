@@ -67,7 +67,8 @@ func (th *thread) appendDescribed(dst []byte, ev *ovni.Event, d *ovni.Describer)
 	dst = appendPadded(dst, int64(ev.Clock), false)
 	dst = append(dst, ' ', ' ', ev.MCV[0], ev.MCV[1], ev.MCV[2], ' ', ' ')
 	dst = append(dst, th.key...)
-	return append(d.Append(dst, ev), '\n')
+	s, _ := th.open()
+	return append(d.Append(dst, ev, s), '\n')
 }
 
 // colonHex holds ":xx" for every byte value.

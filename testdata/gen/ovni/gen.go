@@ -359,21 +359,33 @@ func U32Event(mcv string, clock uint64, vals ...uint32) Event {
 // decode/ovni.Signatures), one event per round with clocks from start in
 // steps of step. Round 0 holds zeros and empty strings; round 1 the
 // extremes of each type (most negative, largest unsigned) and a label
-// with spaces and quotes; round 2 values that differ per event.
-func EveryEvent(sigs []string, rounds int, start, step uint64) []Event {
+// with spaces and quotes; round 2 values that differ per event; round 3,
+// for the events with arguments, round 2's payload cut short (4 bytes
+// less, at least 2; a label without its NUL), whose arguments ovnidump
+// reads from the bytes that follow in the stream.
+func EveryEvent(sigs []string, start, step uint64) []Event {
 	var out []Event
 	clock := start
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < 4; r++ {
 		for k, sig := range sigs {
 			ev := Event{MCV: sig[:3], Clock: clock, Jumbo: len(sig) > 3 && sig[3] == '+'}
-			clock += step
-			if i := strings.IndexByte(sig, '('); i >= 0 {
+			i := strings.IndexByte(sig, '(')
+			if i < 0 && r == 3 {
+				continue
+			}
+			if i >= 0 {
 				for j, arg := range strings.Split(strings.TrimSuffix(sig[i+1:], ")"), ",") {
 					typ, name, _ := strings.Cut(strings.TrimSpace(arg), " ")
-					ev.Payload = appendArg(ev.Payload, typ, name, r, k*4+j)
+					ev.Payload = appendArg(ev.Payload, typ, name, min(r, 2), k*4+j)
 				}
 			}
+			if n := len(ev.Payload); r == 3 && ev.Jumbo && strings.Contains(sig, "str ") {
+				ev.Payload = ev.Payload[:n-1]
+			} else if r == 3 && n > 2 {
+				ev.Payload = ev.Payload[:max(2, n-4)]
+			}
 			out = append(out, ev)
+			clock += step
 		}
 	}
 	return out
@@ -406,10 +418,10 @@ func appendArg(p []byte, typ, name string, r, n int) []byte {
 
 // WriteEveryEvent writes a trace of libovni 1.<minor> (spec v2 up to 1.10,
 // v3 after) under dir and returns the trace directory. Its two thread
-// streams hold, alternating, the events of EveryEvent (three rounds) of
-// sigs, of the signatures of others whose MCV sigs lacks (a newer
-// release's events, which 1.<minor> does not describe), and of an MCV of
-// no model and one of a model that declares no such event.
+// streams hold, alternating, the events of EveryEvent of sigs, of the
+// signatures of others whose MCV sigs lacks (a newer release's events,
+// which 1.<minor> does not describe), and of an MCV of no model and one of
+// a model that declares no such event.
 func WriteEveryEvent(dir string, minor int, sigs, others []string) (string, error) {
 	all := append([]string(nil), sigs...)
 	known := map[string]bool{}
@@ -427,7 +439,7 @@ func WriteEveryEvent(dir string, minor int, sigs, others []string) (string, erro
 	if minor <= 10 {
 		proc.Layout, proc.Metadata = LayoutV2, Metadata(1, 0, 0, 2)
 	}
-	for i, ev := range EveryEvent(all, 3, 1_000_000, 10) {
+	for i, ev := range EveryEvent(all, 1_000_000, 10) {
 		if i < 2 {
 			meta := StreamJSON(2, lib, 1)
 			if proc.Layout == LayoutV3 {
