@@ -3,7 +3,6 @@ package ovni
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +11,12 @@ import (
 	"github.com/hpcfs/hpcfs/fsnode/fsnodetest"
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/ovni"
+	"github.com/hpcfs/hpcfs/testdata/ovnidump"
 )
 
 // everyEventOracles are the releases whose plain ovnidump output of the
 // every-event trace is in testdata/ (see testdata/README.md).
-var everyEventOracles = []int{10, 14}
+var everyEventOracles = []int{7, 10, 12, 14}
 
 // TestDescribedEveryEvent: on the trace that holds every event a release
 // declares (rounds of payloads: zeros, each type's extremes, values that
@@ -26,10 +26,7 @@ var everyEventOracles = []int{10, 14}
 func TestDescribedEveryEvent(t *testing.T) {
 	for _, minor := range everyEventOracles {
 		t.Run(fmt.Sprintf("1.%d", minor), func(t *testing.T) {
-			want, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("ovnidump-1.%d-every-event.txt", minor)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := ovnidump.Read(t, filepath.Join("testdata", fmt.Sprintf("ovnidump-1.%d-every-event.txt.gz", minor)))
 			sigs := ovni.Signatures(minor)
 			described := 0
 			for _, l := range strings.Split(string(want), "\n") {
