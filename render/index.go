@@ -177,7 +177,7 @@ func loadIndex(path string, codec StateCodec) (int64, []checkpoint, error) {
 	return size, cps, nil
 }
 
-func saveIndex(path string, codec StateCodec, size, step int64, cps []checkpoint) error {
+func saveIndex(path string, limit int64, codec StateCodec, size, step int64, cps []checkpoint) error {
 	b := binary.LittleEndian.AppendUint64(nil, uint64(size))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(cps)))
 	for _, cp := range cps {
@@ -194,12 +194,13 @@ func saveIndex(path string, codec StateCodec, size, step int64, cps []checkpoint
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, b)
+	return writeAtomic(path, b, limit)
 }
 
 // writeAtomic writes b to path through a temporary file renamed over it,
-// so that a reader never sees a file half written.
-func writeAtomic(path string, b []byte) error {
+// so that a reader never sees a file half written, and counts it against
+// the limit of its index folder (Kept).
+func writeAtomic(path string, b []byte, limit int64) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -213,5 +214,9 @@ func writeAtomic(path string, b []byte) error {
 		return err
 	}
 	tmp.Close()
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	Kept(filepath.Dir(path), int64(len(b)), limit)
+	return nil
 }

@@ -7,6 +7,10 @@ type Options struct {
 	// IndexDir is where sizes and checkpoints of big views are kept
 	// between mounts; "" keeps none.
 	IndexDir string
+	// IndexLimit is the most bytes the files kept in the index folder
+	// may take (the oldest go first past it: Kept); 0 means
+	// DefaultIndexLimit.
+	IndexLimit int64
 	// WindowLimit is the size in bytes above which a trace.json is also
 	// split into time windows; 0 means the default of render/interchange.
 	WindowLimit int64

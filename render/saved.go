@@ -14,6 +14,7 @@ import (
 // running build, as indexes do; the zero value (no index) keeps nothing.
 type Saved struct {
 	path   string
+	limit  int64       // the index folder's limit (Options.IndexLimit)
 	report func(error) // the binding's: nil drops the error
 }
 
@@ -22,7 +23,7 @@ func SavedFor(b Binding, name string) Saved {
 	if b.Key == "" {
 		return Saved{}
 	}
-	return Saved{indexPath(b.Options.IndexDir, b.Key+"\x00saved\x00"+name), b.Report}
+	return Saved{indexPath(b.Options.IndexDir, b.Key+"\x00saved\x00"+name), b.Options.IndexLimit, b.Report}
 }
 
 // Load returns the bytes stored by Store, nil when there are none or
@@ -51,7 +52,7 @@ func (s Saved) Store(b []byte) error {
 	}
 	b, err := seal(s.path, append([]byte(nil), b...))
 	if err == nil {
-		err = writeAtomic(s.path, b)
+		err = writeAtomic(s.path, b, s.limit)
 	}
 	if err != nil {
 		return fmt.Errorf("saving %s: %w", s.path, err)

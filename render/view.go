@@ -126,6 +126,7 @@ type stream struct {
 	onDataError func(error)
 	key         string // on-disk index key, from the Binding; "" for none
 	indexDir    string // from the Binding; "" keeps no index
+	indexLimit  int64  // the index folder's limit, from the Binding
 
 	mu           sync.Mutex
 	sizing       chan struct{} // closed when the sizing pass ends
@@ -155,7 +156,7 @@ func (s *stream) Bind(b Binding) {
 	if s.lay.Load() != nil || s.sizing != nil {
 		return
 	}
-	s.indexDir, s.key = b.Options.IndexDir, b.Key
+	s.indexDir, s.indexLimit, s.key = b.Options.IndexDir, b.Options.IndexLimit, b.Key
 	if s.onDataError == nil {
 		s.onDataError = b.Report
 	}
@@ -231,7 +232,7 @@ func (s *stream) measureOrLoad() *layout {
 func (s *stream) measureAndSave(codec StateCodec, path string) *layout {
 	size, cps, step, err, clean := s.measure()
 	if err == nil && clean {
-		saveIndex(path, codec, size, step, cps)
+		saveIndex(path, s.indexLimit, codec, size, step, cps)
 	}
 	return newLayout(size, cps, err)
 }

@@ -72,7 +72,7 @@ var viewOptions render.Options
 
 func newRootCommand() *cobra.Command {
 	var level, indexDir, cpuProfile string
-	var windowLimit int64
+	var windowLimit, indexLimit int64
 	var symbolDirs []string
 	root := &cobra.Command{
 		Use:           "hpcfs",
@@ -89,7 +89,7 @@ func newRootCommand() *cobra.Command {
 				return usageErr(err)
 			}
 			log.SetLevel(lv)
-			viewOptions = render.Options{IndexDir: indexDir, WindowLimit: max(windowLimit, 1),
+			viewOptions = render.Options{IndexDir: indexDir, IndexLimit: max(indexLimit, 1), WindowLimit: max(windowLimit, 1),
 				SymbolDirs: append(symbolDirs, symbols.EnvDirs()...)}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
@@ -107,6 +107,7 @@ func newRootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file (for performance work)")
 	root.PersistentFlags().StringVar(&indexDir, "index-dir", render.DefaultIndexDir(), "where sizes and checkpoints of large views are kept between mounts (\"\" to keep none)")
+	root.PersistentFlags().Int64Var(&indexLimit, "index-limit", render.DefaultIndexLimit, "bytes: the most the files kept in the index folder may take (past it the oldest are removed)")
 	root.PersistentFlags().StringArrayVar(&symbolDirs, "symbols", nil, "a folder to look for binaries in by base name when they are not at the path a profile records (repeatable; also $HPCFS_SYMBOLS, colon-separated)")
 	root.PersistentFlags().Int64Var(&windowLimit, "trace-window-limit", interchange.DefaultWindowLimit, "bytes: a trace.json larger than this is also split into trace/window-<k>.json, each aimed below it")
 	root.AddCommand(newMountCommand(), newUnmountCommand(), newLsCommand(), newCatCommand(),

@@ -70,6 +70,7 @@ b/ (each as mounted alone) and diff/, what changed from a to b.`,
 func backgroundArgs(cmd *cobra.Command, source, other, mnt string, opts []string, debug bool) []string {
 	args := []string{"--log-level", cmd.Flag("log-level").Value.String(),
 		"--index-dir", cmd.Flag("index-dir").Value.String(),
+		"--index-limit", cmd.Flag("index-limit").Value.String(),
 		"--trace-window-limit", cmd.Flag("trace-window-limit").Value.String()}
 	dirs, _ := cmd.Flags().GetStringArray("symbols")
 	for _, d := range dirs {

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/hpcfs/hpcfs/render"
 )
 
 // A spilled table is a table written to the on-disk index and answered
@@ -70,9 +72,10 @@ const (
 const spillHeaderSize = len(spillMagic) + 5*8 + 4
 
 // writeSpill writes t (built from used) to path, through a temporary
-// file renamed into place; line rows and function ranges built in runs
-// are merged as they are written.
-func writeSpill(path string, t *table, used []string) (err error) {
+// file renamed into place and counted against the index folder's limit
+// (render.Kept); line rows and function ranges built in runs are merged
+// as they are written.
+func writeSpill(path string, limit int64, t *table, used []string) (err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -173,10 +176,18 @@ func writeSpill(path string, t *table, used []string) (err error) {
 	if _, err := tmp.Write(le.AppendUint32(nil, crc.Sum32())); err != nil {
 		return err
 	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	render.Kept(filepath.Dir(path), size, limit)
+	return nil
 }
 
 // openSpill opens the spilled table at path and checks it whole (see

@@ -54,6 +54,9 @@ type Resolver struct {
 	budget   int64
 	maxDWARF int64
 	indexDir string // where tables over maxDWARF are spilled, "" for none
+	// indexLimit is the index folder's limit (render.Options.IndexLimit):
+	// a spilled table counts against it like the views' files.
+	indexLimit int64
 
 	mu     sync.Mutex
 	mods   map[string]*Module
@@ -108,7 +111,7 @@ func For(o render.Options) *Resolver {
 	r, ok := resolvers.m[key]
 	if !ok {
 		r = NewResolver(slices.Clone(o.SymbolDirs), []string{"/usr/lib/debug"})
-		r.indexDir = o.IndexDir
+		r.indexDir, r.indexLimit = o.IndexDir, o.IndexLimit
 		resolvers.m[key] = r
 	}
 	return r
@@ -361,7 +364,7 @@ func (m *Module) table() (store, error) {
 		return nil, err
 	}
 	if (over || t.bytes() > r.budget) && spill != "" {
-		if err := writeSpill(spill, t, used); err == nil {
+		if err := writeSpill(spill, r.indexLimit, t, used); err == nil {
 			if s, used, err := openSpill(spill); err == nil {
 				t.closeRuns()
 				r.used[m.key] = used

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hpcfs/hpcfs/render"
 )
@@ -16,15 +15,10 @@ import (
 // segment that holds it has left render's segment cache: in the on-disk
 // index folder when the mount has one (a render.Saved per row group,
 // sealed, checked against the cursor's position and the plan's kinds at
-// load, at most diskBudget bytes written per process), and in memory, the
-// most recent ones, within memBudget bytes for every twin together.
-const (
-	memBudget  = 8 << 20
-	diskBudget = 2 << 30
-)
-
-// diskUsed is the bytes of row groups this process wrote to index folders.
-var diskUsed atomic.Int64
+// load; the folder's limit removes the oldest, Options.IndexLimit), and
+// in memory, the most recent ones, within memBudget bytes for every twin
+// together.
+const memBudget = 8 << 20
 
 // A group is one encoded row group: its column chunks (data), where it
 // starts (row, csvOff, off, in the twin's group numbering) and what
@@ -93,7 +87,7 @@ func (g *twinGen) cachedGroup(p *twinPos) *group {
 
 // keepGroup keeps the row group just encoded: in memory when mem (not
 // while sizing, which passes over every row group once), and on disk when
-// the twin has an index folder and the disk budget allows.
+// the twin has an index folder.
 func (g *twinGen) keepGroup(gr *group, mem bool) {
 	gr.gen = g
 	if mem {
@@ -101,7 +95,7 @@ func (g *twinGen) keepGroup(gr *group, mem bool) {
 		remember(gr)
 	}
 	s, ok := g.savedGroup(gr.index)
-	if !ok || diskUsed.Add(int64(len(gr.data))) > diskBudget {
+	if !ok {
 		return
 	}
 	// A row group that cannot be written is encoded again when read: the
