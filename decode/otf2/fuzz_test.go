@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcfs/hpcfs/testdata"
 	gen "github.com/hpcfs/hpcfs/testdata/gen/otf2"
+	"github.com/hpcfs/hpcfs/testdata/gen/otf2ref"
 )
 
 // archiveFiles are the files FuzzArchive decodes: the anchor, the global
@@ -19,7 +20,8 @@ type archiveFiles struct{ anchor, defs, local, evt []byte }
 
 // fuzzSeeds are the corpus archives' files (location 1, with attributes,
 // metrics, RMA, snapshots and mapping tables among them) and generated
-// archives, whole and damaged: event files cut, with a byte changed,
+// archives (the Go writer's and the reference writer's shapes), whole and
+// damaged: event files cut, with a byte changed,
 // with a record length past the chunk, definitions cut.
 func fuzzSeeds(f *testing.F) []archiveFiles {
 	var seeds []archiveFiles
@@ -45,22 +47,33 @@ func fuzzSeeds(f *testing.F) []archiveFiles {
 	if _, err := tr.Write(dir); err != nil {
 		f.Fatal(err)
 	}
-	a, ok := read(dir, "1", "evt")
-	if !ok {
-		f.Fatal("generated archive incomplete")
+	dirs := []string{dir}
+	// The reference writer's shapes (location 1 of each: many's first
+	// process, local's with mapping tables and clock offsets, every byte
+	// of strings, every record of events), where it can be built.
+	if otf2ref.Missing() == "" || os.Getenv("CI") == "true" {
+		dirs = append(dirs, otf2ref.Write(f, otf2ref.Shapes...)...)
 	}
-	seeds = append(seeds, a)
-	damaged := func(fn func(a *archiveFiles)) {
-		d := archiveFiles{slices.Clone(a.anchor), slices.Clone(a.defs), slices.Clone(a.local), slices.Clone(a.evt)}
-		fn(&d)
-		seeds = append(seeds, d)
+	for _, dir := range dirs {
+		a, ok := read(dir, "1", "evt")
+		if !ok {
+			f.Fatalf("archive in %s incomplete", dir)
+		}
+		seeds = append(seeds, a)
+		damaged := func(fn func(a *archiveFiles)) {
+			d := archiveFiles{slices.Clone(a.anchor), slices.Clone(a.defs), slices.Clone(a.local), slices.Clone(a.evt)}
+			fn(&d)
+			seeds = append(seeds, d)
+		}
+		damaged(func(d *archiveFiles) { d.evt = d.evt[:len(d.evt)/2] })
+		damaged(func(d *archiveFiles) { d.evt[len(d.evt)/3] ^= 0x5a })
+		damaged(func(d *archiveFiles) { d.evt[chunkHeaderLen+9] = 0xff }) // the first record's length byte, after a timestamp
+		damaged(func(d *archiveFiles) { d.defs = d.defs[:len(d.defs)*2/3] })
+		if len(a.local) > 5 {
+			damaged(func(d *archiveFiles) { d.local = d.local[:len(d.local)-5] })
+		}
+		damaged(func(d *archiveFiles) { d.anchor[len("\x03\x42OTF2\x00")+5] = 21 }) // event chunks of 21 bytes
 	}
-	damaged(func(d *archiveFiles) { d.evt = d.evt[:len(d.evt)/2] })
-	damaged(func(d *archiveFiles) { d.evt[len(d.evt)/3] ^= 0x5a })
-	damaged(func(d *archiveFiles) { d.evt[chunkHeaderLen+9] = 0xff }) // the first record's length byte, after a timestamp
-	damaged(func(d *archiveFiles) { d.defs = d.defs[:len(d.defs)*2/3] })
-	damaged(func(d *archiveFiles) { d.local = d.local[:len(d.local)-5] })
-	damaged(func(d *archiveFiles) { d.anchor[len("\x03\x42OTF2\x00")+5] = 21 }) // event chunks of 21 bytes
 	return seeds
 }
 

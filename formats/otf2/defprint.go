@@ -92,7 +92,12 @@ func (n *defNames) appendDefSeg(dst []byte, d *otf2.Def, info *otf2.RecordInfo, 
 
 func (n *defNames) appendParadigm(dst []byte, v uint64) []byte {
 	if name, ok := n.paradigms[v]; ok {
-		return appendName(dst, name, v)
+		if n.gated {
+			name, ok = n.asOfLine("paradigms", v, name)
+		}
+		if ok {
+			return appendName(dst, name, v)
+		}
 	}
 	return appendEnum(dst, "Paradigm", v)
 }
@@ -172,7 +177,12 @@ func (n *defNames) appendSpecial(dst []byte, d *otf2.Def, expr string) []byte {
 func (n *defNames) appendDef64(dst []byte, table string, id uint64) []byte {
 	if id == math.MaxUint32 {
 		if name, ok := n.tables[table][id]; ok {
-			return appendName(dst, name, id)
+			if n.gated {
+				name, ok = n.asOfLine(table, id, name)
+			}
+			if ok {
+				return appendName(dst, name, id)
+			}
 		}
 		return appendInvalid(dst, "INVALID", id)
 	}

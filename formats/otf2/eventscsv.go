@@ -304,7 +304,7 @@ func (s *eventsScanner) Scan(row *render.Row) error {
 	ev := &s.ev
 	t := s.t
 	base := row.Len() // the row's column 0
-	row.Int(t.clock.rel(ev.Time))
+	t.clock.relCell(row, ev.Time)
 	nsCell(row, t.clock.ns(ev.Time))
 	if name := &s.sc.events[ev.Type()]; name.String() == ev.Name() {
 		row.Text(name)

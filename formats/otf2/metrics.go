@@ -100,7 +100,8 @@ func (s *metricsScanner) Scan(row *render.Row) error {
 	ev, i := &s.ev, s.member
 	t := s.t
 	members := t.names.metrics[ev.Vals[0]]
-	row.Uint(t.ar.Locations[s.loc].ID).Int(t.clock.rel(ev.Time))
+	row.Uint(t.ar.Locations[s.loc].ID)
+	t.clock.relCell(row, ev.Time)
 	nsCell(row, t.clock.ns(ev.Time))
 	row.Uint(ev.Vals[0])
 	if i < len(members) {

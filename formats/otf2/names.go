@@ -28,6 +28,25 @@ type defNames struct {
 	// without map lookups.
 	text       map[string][]string
 	regionName []string // the name of region id, "" for none
+
+	// otf2-print -G prints each definition as it reads it, so a line sees
+	// only the definitions before it and itself: a later one is INVALID,
+	// a redefined one has its name of then. definedAt is the line of the
+	// first definition of each id per table ("strings" and "paradigms"
+	// included); earlier holds every (line, name) of an id defined more
+	// than once.
+	definedAt map[string]map[uint64]int
+	earlier   map[string]map[uint64][]defVersion
+	cur       int // the line add is adding
+	// asOf, when set, is the line whose view the lookups take (definitions.txt).
+	asOf  int
+	gated bool
+}
+
+// A defVersion is the name an id had from line at until its next definition.
+type defVersion struct {
+	at   int
+	name *string
 }
 
 type groupDef struct {
@@ -67,7 +86,9 @@ func newDefNames(defs []otf2.Def) *defNames {
 	for _, t := range defTables {
 		n.tables[t] = map[uint64]*string{}
 	}
+	n.definedAt, n.earlier = map[string]map[uint64]int{}, map[string]map[uint64][]defVersion{}
 	for i := range defs {
+		n.cur = i
 		n.add(&defs[i])
 	}
 	n.cacheTexts()
@@ -81,21 +102,48 @@ func (n *defNames) str(id uint64) *string {
 	return nil
 }
 
+// defined records that line n.cur defines id of table as name, which
+// was old before.
+func (n *defNames) defined(table string, id uint64, old, name *string) {
+	at := n.definedAt[table]
+	if at == nil {
+		at = map[uint64]int{}
+		n.definedAt[table] = at
+	}
+	first, ok := at[id]
+	if !ok {
+		at[id] = n.cur
+		return
+	}
+	if n.earlier[table] == nil {
+		n.earlier[table] = map[uint64][]defVersion{}
+	}
+	vs := n.earlier[table][id]
+	if len(vs) == 0 {
+		vs = append(vs, defVersion{first, old})
+	}
+	n.earlier[table][id] = append(vs, defVersion{n.cur, name})
+}
+
 func (n *defNames) add(d *otf2.Def) {
 	name := d.Name()
 	self := d.Fields[0].U
 	set := func(s *string) {
 		if t, ok := defTables[name]; ok {
+			n.defined(t, self, n.tables[t][self], s)
 			n.tables[t][self] = s
 		}
 	}
 	switch name {
 	case "String":
 		if self != math.MaxUint32 {
+			n.defined("strings", self, n.str(self), &d.Fields[1].S)
 			n.strings[self] = d.Fields[1].S
 		}
 	case "Paradigm":
-		n.paradigms[self] = n.str(d.U("name"))
+		name := n.str(d.U("name"))
+		n.defined("paradigms", self, n.paradigms[self], name)
+		n.paradigms[self] = name
 	case "SystemTreeNode":
 		cls, nm := n.str(d.U("className")), n.str(d.U("name"))
 		if cls != nil && nm != nil {
@@ -199,7 +247,7 @@ func (n *defNames) appendDef(dst []byte, table string, id uint64) []byte {
 
 // appendDefIn is appendDef with the table's cached texts (n.text[table]).
 func (n *defNames) appendDefIn(dst []byte, text []string, table string, id uint64) []byte {
-	if id < uint64(len(text)) && text[id] != "" {
+	if !n.gated && id < uint64(len(text)) && text[id] != "" {
 		return append(dst, text[id]...)
 	}
 	return n.appendDefSlow(dst, table, id)
@@ -294,10 +342,36 @@ func (n *defNames) appendDefSlow(dst []byte, table string, id uint64) []byte {
 	} else {
 		name, ok = n.tables[table][id]
 	}
+	if ok && n.gated {
+		name, ok = n.asOfLine(table, id, name)
+	}
 	if !ok {
 		return appendInvalid(dst, "INVALID", id)
 	}
 	return appendName(dst, name, id)
+}
+
+// asOfLine is the name id of table had at line n.asOf (whose final name
+// is name), and whether it was defined by then.
+func (n *defNames) asOfLine(table string, id uint64, name *string) (*string, bool) {
+	if at, ok := n.definedAt[table][id]; ok && at > n.asOf {
+		return nil, false
+	}
+	vs := n.earlier[table][id]
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].at <= n.asOf {
+			return vs[i].name, true
+		}
+	}
+	return name, true
+}
+
+// atLine is n as otf2-print -G sees it when it prints line i: only the
+// definitions up to line i exist.
+func (n *defNames) atLine(i int) *defNames {
+	g := *n
+	g.asOf, g.gated = i, true
+	return &g
 }
 
 func appendName(dst []byte, name *string, id uint64) []byte {

@@ -175,7 +175,9 @@ func openTrace(path string) (*vfs.Source, *trace, error) {
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, src.Errors.Reporter("flame")).AddViews(root)
 	interchange.AddTraceViews(root, &chromeTrace{t: t})
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
-		func(dst []byte, i int64) ([]byte, error) { return t.names.appendDefinition(dst, &ar.Defs[i]), nil }), nil))
+		func(dst []byte, i int64) ([]byte, error) {
+			return t.names.atLine(int(i)).appendDefinition(dst, &ar.Defs[i]), nil
+		}), nil))
 	return src, t, nil
 }
 

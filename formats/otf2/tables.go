@@ -41,12 +41,37 @@ func (c clock) ns(ticks uint64) uint64 {
 	return q
 }
 
-// rel is t_ns: nanoseconds from the global offset (negative before it).
-func (c clock) rel(t uint64) int64 {
+// relNs is t_ns: nanoseconds from the global offset (negative before
+// it), and whether that fits an int64 (a slow clock's far timestamps do
+// not: 10^12 ticks of 1 s are 10^21 ns).
+func (c clock) relNs(t uint64) (int64, bool) {
 	if t >= c.offset {
-		return int64(c.ns(t - c.offset))
+		ns := c.ns(t - c.offset)
+		return int64(ns), ns <= math.MaxInt64
 	}
-	return -int64(c.ns(c.offset - t))
+	ns := c.ns(c.offset - t)
+	return -int64(ns), ns <= math.MaxInt64
+}
+
+// rel is relNs held to the int64 range, for times that order slices.
+func (c clock) rel(t uint64) int64 {
+	ns, ok := c.relNs(t)
+	switch {
+	case ok:
+		return ns
+	case t >= c.offset:
+		return math.MaxInt64
+	}
+	return math.MinInt64
+}
+
+// relCell adds t_ns of t, empty when it does not fit (see relNs).
+func (c clock) relCell(r *render.Row, t uint64) {
+	if ns, ok := c.relNs(t); ok {
+		r.Int(ns)
+	} else {
+		r.Empty()
+	}
 }
 
 // nsCell adds v nanoseconds as an Ns cell, empty when it does not fit one
