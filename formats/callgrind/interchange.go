@@ -58,5 +58,5 @@ func (m *model) tree() (*interchange.Tree, error) { return m.graph().Tree(), nil
 
 // addInterchange adds flame/ and profile.pb.gz.
 func (m *model) addInterchange(dir *vfs.Dir, title string) {
-	interchange.NewProfile(m.tree, title, []string{"hpcfs: callgrind " + title}, m.reporter("flame")).AddViews(dir)
+	interchange.NewProfile(m.tree, title, []string{"hpcfs: callgrind " + title}).AddViews(dir)
 }

@@ -36,8 +36,6 @@ func (m *model) table() *cg.Table {
 	return m.tab
 }
 
-func (m *model) reporter(view string) func(error) { return m.errs.Reporter(m.prefix + view) }
-
 // A profile is one opened file.
 type profile struct {
 	model

@@ -175,7 +175,7 @@ func Open(path string) (*vfs.Source, error) {
 	if fi.IsDir() {
 		src.Root.AddFile("images.csv", render.Bytes(func() ([]byte, error) { return imagesCSV(profiles) }, nil))
 	}
-	addInterchange(src.Root, path, profiles, src.Errors.Reporter)
+	addInterchange(src.Root, path, profiles)
 	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return readme(path, fi.IsDir(), profiles, skipped), nil }, nil))
 	src.AddInfo("profiles", len(profiles))
 	if len(skipped) > 0 {

@@ -139,7 +139,7 @@ func (p *profile) addSamples(t *interchange.Tree, m int) error {
 }
 
 // addInterchange adds the interchange views of the profiles to dir.
-func addInterchange(dir *vfs.Dir, src string, profiles []*profile, report func(string) func(error)) {
+func addInterchange(dir *vfs.Dir, src string, profiles []*profile) {
 	build := func() (*interchange.Tree, error) {
 		evs := events(profiles)
 		t := interchange.NewTree(eventMetrics(profiles))
@@ -153,5 +153,5 @@ func addInterchange(dir *vfs.Dir, src string, profiles []*profile, report func(s
 		}
 		return t, nil
 	}
-	interchange.NewProfile(build, "DCPI "+src, []string{"hpcfs: DCPI " + src}, report("flame")).AddViews(dir)
+	interchange.NewProfile(build, "DCPI "+src, []string{"hpcfs: DCPI " + src}).AddViews(dir)
 }

@@ -43,7 +43,7 @@ func (d *db) buildViews() {
 		root.Add("traces", vfs.Lazy(d.traceEntries))
 		interchange.AddTraceViews(root, &traceSet{d: d})
 	}
-	interchange.NewProfile(d.tree, "HPCToolkit database", []string{"hpcfs: HPCToolkit database " + d.dir}, d.src.Errors.Reporter("flame")).AddViews(root)
+	interchange.NewProfile(d.tree, "HPCToolkit database", []string{"hpcfs: HPCToolkit database " + d.dir}).AddViews(root)
 }
 
 // interchangeReadme describes flame/, profile.pb.gz and the trace views.

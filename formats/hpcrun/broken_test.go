@@ -77,7 +77,7 @@ func TestBrokenParents(t *testing.T) {
 			if len(rows) != 41 {
 				t.Errorf("cct.csv has %d nodes, want the 40 before the broken one", len(rows)-1)
 			}
-			for _, view := range []string{"cct.csv", "flame"} {
+			for _, view := range []string{"cct.csv", "profile.pb.gz"} {
 				n := 0
 				for _, l := range lines {
 					if strings.HasPrefix(l, name+"/"+view+": ") && strings.Contains(l, "parent id not found among the nodes before") {
@@ -121,10 +121,10 @@ func TestCorpusDamagedParent(t *testing.T) {
 	}
 	found := false
 	for _, l := range src.Errors.Lines() {
-		found = found || strings.HasPrefix(l, "a/flame: ") && strings.Contains(l, "parent id not found")
+		found = found || strings.HasPrefix(l, "a/profile.pb.gz: ") && strings.Contains(l, "parent id not found")
 	}
 	if !found {
-		t.Errorf("_errors.txt does not report the broken parent in flame/: %q", src.Errors.Lines())
+		t.Errorf("_errors.txt does not report the broken parent under profile.pb.gz: %q", src.Errors.Lines())
 	}
 }
 

@@ -303,7 +303,7 @@ func (p *profile) entries() []vfs.Entry {
 	add("loadmap.csv", p.loadmapTable().SmallCSV(nil))
 	add("cct.csv", p.cctTable().CSV())
 	add("cct.txt", render.Stream(posGen{p.startCCTTxt, p.symbolFiles}, nil))
-	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}, p.m.src.Errors.Reporter(p.name+"/flame")).Entries()...)
+	out = append(out, interchange.NewProfile(p.tree, p.name, []string{"hpcfs: hpcrun profile " + p.file}).Entries()...)
 	if p.tracePath != "" {
 		add("trace.txt", p.traceTable(true).Text(noHeader))
 		add("trace.csv", p.traceTable(false).CSV())

@@ -172,7 +172,7 @@ func openTrace(path string) (*vfs.Source, *trace, error) {
 		d.AddFile("events.csv", t.eventsCSV[i])
 		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(src.Errors.Reporter("locations/"+name+"/cct.csv")))
 	}
-	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}, src.Errors.Reporter("flame")).AddViews(root)
+	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}).AddViews(root)
 	interchange.AddTraceViews(root, &chromeTrace{t: t})
 	root.AddFile("definitions.txt", render.Stream(render.HeaderRows(definitionsHeader, int64(len(ar.Defs)), 256,
 		func(dst []byte, i int64) ([]byte, error) {

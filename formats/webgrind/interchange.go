@@ -57,5 +57,5 @@ func (p *profile) graph() (*interchange.Graph, error) {
 func clamp(v uint64) int64 { return int64(min(v, 1<<62)) }
 
 func (p *profile) addInterchange(dir *vfs.Dir, title string) {
-	interchange.NewProfile(p.tree, title, []string{"hpcfs: webgrind " + title}, p.reporter("flame")).AddViews(dir)
+	interchange.NewProfile(p.tree, title, []string{"hpcfs: webgrind " + title}).AddViews(dir)
 }

@@ -48,8 +48,6 @@ func newProfile(f *wg.File, prefix string, errs *vfs.Errors) *profile {
 	return p
 }
 
-func (p *profile) reporter(view string) func(error) { return p.errs.Reporter(p.prefix + view) }
-
 // functions returns the function table, reading it on first use.
 func (p *profile) functions() *table {
 	p.tableOnce.Do(func() {

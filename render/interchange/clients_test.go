@@ -374,7 +374,7 @@ func TestPprofShowsNamesVerbatim(t *testing.T) {
 			tr.Add(tr.Child(interchange.Root, interchange.Frame{Name: n}), 0, int64(1000*(i+1)))
 		}
 		return tr, nil
-	}, "names", nil, nil)
+	}, "names", nil)
 	dir := vfs.NewDir()
 	p.AddViews(dir)
 	b, err := fs.ReadFile(vfs.NewFS(dir, time.Time{}), "profile.pb.gz")

@@ -67,7 +67,7 @@ func DiffSource(a, b *vfs.Source) (*vfs.Source, error) {
 			return nil, err
 		}
 		return d.delta, nil
-	}, "diff", []string{"hpcfs: " + b.Path + " minus " + a.Path}, src.Errors.Reporter("diff/profile.pb.gz"))
+	}, "diff", []string{"hpcfs: " + b.Path + " minus " + a.Path})
 	for _, e := range deltaProfile.Entries() {
 		if e.Name == "profile.pb.gz" {
 			dir.Add(e.Name, e.Node)

@@ -21,10 +21,10 @@ import (
 
 // A Profile is the tree of one source, built once on first use.
 type Profile struct {
-	build        func() (*Tree, error)
-	title        string
-	comment      []string
-	onBuildError func(error) // the build's data error (shared by every view)
+	build    func() (*Tree, error)
+	title    string
+	comment  []string
+	buildErr buildError // the build's data error, shared by every view
 
 	once     sync.Once
 	t        *Tree
@@ -36,23 +36,56 @@ type Profile struct {
 }
 
 // NewProfile returns a profile whose tree build makes on first use. A
-// data error from build is reported once through onBuildError (nil drops
-// it: every view shares the tree, so no view's binding names it; callers
-// name it after the flame/ folder) and the tree it returned with it is
-// used; any other error fails the views. A view that ends on a data error
-// of its own reports it through its binding, under its path. title heads
-// the flame graphs; comments go into the pprof profile.
-func NewProfile(build func() (*Tree, error), title string, comments []string, onBuildError func(error)) *Profile {
-	return &Profile{build: build, title: title, comment: comments, onBuildError: onBuildError}
+// data error from build is reported once, through the binding of the
+// profile's profile.pb.gz (the view of the whole tree, whichever view
+// built it), and the tree it returned with it is used; any other error
+// fails the views. A view that ends on a data error of its own reports it
+// through its binding, under its path. title heads the flame graphs;
+// comments go into the pprof profile.
+func NewProfile(build func() (*Tree, error), title string, comments []string) *Profile {
+	return &Profile{build: build, title: title, comment: comments}
+}
+
+// A buildError reports the tree build's data error once through the
+// binding it is given, whichever of the two comes first: a tree read
+// before its source is bound (a diff reading its runs) still reports.
+type buildError struct {
+	mu       sync.Mutex
+	report   func(error)
+	err      error
+	reported bool
+}
+
+func (b *buildError) bind(report func(error)) {
+	b.mu.Lock()
+	b.report = report
+	b.mu.Unlock()
+	b.flush()
+}
+
+func (b *buildError) set(err error) {
+	b.mu.Lock()
+	b.err = err
+	b.mu.Unlock()
+	b.flush()
+}
+
+func (b *buildError) flush() {
+	b.mu.Lock()
+	report, err := b.report, b.err
+	ready := report != nil && err != nil && !b.reported
+	b.reported = b.reported || ready
+	b.mu.Unlock()
+	if ready {
+		report(err)
+	}
 }
 
 func (p *Profile) tree() (*Tree, error) {
 	p.once.Do(func() {
 		t, err := p.build()
 		if err != nil && t != nil && render.IsDataError(err) {
-			if p.onBuildError != nil {
-				p.onBuildError(err)
-			}
+			p.buildErr.set(err)
 			err = nil
 		}
 		if t == nil && err == nil {

@@ -213,6 +213,9 @@ type pprofGen struct {
 	p *Profile
 }
 
+// Bind names the profile's build error after profile.pb.gz.
+func (g *pprofGen) Bind(b render.Binding) { g.p.buildErr.bind(b.Report) }
+
 // pprofPos is a position between two chunks.
 type pprofPos struct {
 	r   int    // next record
