@@ -73,19 +73,33 @@ type thread struct {
 	err    error
 }
 
+// open opens the stream once. A stream file that cannot be opened or
+// read at its start (an OS error: no permission, a directory in its
+// place) stays so for the mount: it is the stream's data error, which
+// every view that reads the stream reports through its binding, as it
+// does a stream cut short (the merged views go on without it), instead of
+// an EIO that no line of _errors.txt explains.
 func (t *thread) open() (*ovni.Stream, error) {
 	t.once.Do(func() {
+		unreadable := func(err error) error {
+			return decode.ErrAt("ovni", t.Name(), 0, "stream unreadable: "+err.Error(), nil, nil)
+		}
 		f, err := os.Open(t.Path)
 		if err != nil {
-			t.err = err
+			t.err = unreadable(err)
 			return
 		}
 		fi, err := f.Stat()
 		if err != nil {
-			t.err = err
+			f.Close()
+			t.err = unreadable(err)
 			return
 		}
 		t.stream, t.err = ovni.NewStream(f, fi.Size(), t.Name())
+		if t.err != nil && !render.IsDataError(t.err) {
+			f.Close()
+			t.stream, t.err = nil, unreadable(t.err)
+		}
 		if t.err == nil && t.Layout != ovni.LayoutV1 && t.stream.Variant != ovni.WithHeader {
 			// ovni 1.1 and later always write the header; without it
 			// the bytes are no events
@@ -101,27 +115,30 @@ func (t *thread) open() (*ovni.Stream, error) {
 	return t.stream, t.err
 }
 
-// streamErr names the stream in err when err does not (an error from
-// opening its file), so that a view reporting it under its own path
-// still says which stream and where.
-func (t *thread) streamErr(err error) error {
-	if strings.Contains(err.Error(), t.Name()) {
+// streamErr names the stream in err when err does not, so that a view
+// reporting it under its own path still says which stream and where.
+func (t *thread) streamErr(err error) error { return naming(t.Name(), err) }
+
+// naming names the input file or stream in err when err does not.
+func naming(name string, err error) error {
+	if strings.Contains(err.Error(), name) {
 		return err
 	}
-	return fmt.Errorf("%s: %w", t.Name(), err)
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 type trace struct {
 	tr      *ovni.Trace
 	form    dumpForm
 	threads []*thread
-	errors  *vfs.Errors
 
-	statsOnce sync.Once
-	stats     []streamStats
+	statsOnce     sync.Once
+	stats         []streamStats
+	statsProblems decode.Problems
 
-	metaOnce sync.Once
-	metas    map[*ovni.Proc]*ovni.Metadata
+	metaOnce     sync.Once
+	metas        map[*ovni.Proc]*ovni.Metadata
+	metaProblems decode.Problems
 
 	baseOnce sync.Once
 	base     uint64
@@ -178,7 +195,6 @@ func Open(dir string) (*vfs.Source, error) {
 	}
 	variant := t.variant()
 	src := vfs.NewSource("ovni", variant, dir)
-	t.errors = src.Errors
 	src.Errors.ReportAll("trace", tr.Problems)
 	for _, p := range metaProblems {
 		src.Errors.Report(p.where, p.err)
@@ -344,23 +360,24 @@ func optStr(p *string) string {
 	return *p
 }
 
-// metadata parses every process's metadata.json once; problems go to
-// _errors.txt and leave the process's fields empty.
-func (t *trace) metadata() map[*ovni.Proc]*ovni.Metadata {
+// metadata parses every process's metadata.json once. A file that cannot
+// be read leaves the process's fields empty and is one of the problems,
+// which each view that reads the processes reports through its binding.
+func (t *trace) metadata() (map[*ovni.Proc]*ovni.Metadata, decode.Problems) {
 	t.metaOnce.Do(func() {
 		t.metas = map[*ovni.Proc]*ovni.Metadata{}
 		for _, l := range t.tr.Looms {
 			for _, p := range l.Procs {
 				m, err := p.ReadMetadata()
 				if err != nil {
-					t.errors.Report(fmt.Sprintf("loom.%s/proc.%d/metadata.json", l.Name, p.PID), err)
+					t.metaProblems.Add(naming(fmt.Sprintf("loom.%s/proc.%d/metadata.json", l.Name, p.PID), err))
 					continue
 				}
 				t.metas[p] = m
 			}
 		}
 	})
-	return t.metas
+	return t.metas, t.metaProblems
 }
 
 type streamStats struct {
@@ -368,14 +385,18 @@ type streamStats struct {
 	first, last uint64
 }
 
-func (t *trace) streamStats() []streamStats {
+// streamStats counts each stream's events and takes its first and last
+// clock, once; what it finds wrong (a stream cut, a clock going back) are
+// its problems, which each view that reads the counts reports through its
+// binding.
+func (t *trace) streamStats() ([]streamStats, decode.Problems) {
 	t.statsOnce.Do(func() {
 		t.stats = make([]streamStats, len(t.threads))
 		for i, th := range t.threads {
 			st := &t.stats[i]
 			s, err := th.open()
 			if err != nil {
-				t.errors.Report(th.Name(), err)
+				t.statsProblems.Add(th.streamErr(err))
 				if s == nil {
 					continue
 				}
@@ -387,7 +408,7 @@ func (t *trace) streamStats() []streamStats {
 				clock, _, _, err := r.Skip()
 				if err != nil {
 					if !isEOF(err) {
-						t.errors.Report(th.Name(), err)
+						t.statsProblems.Add(th.streamErr(err))
 					}
 					break
 				}
@@ -398,7 +419,7 @@ func (t *trace) streamStats() []streamStats {
 					// is damage (ovnidump warns, ovniemu refuses the
 					// trace). The views show the events as they are.
 					back = true
-					t.errors.Report(th.Name(), decode.ErrAt("ovni", s.Name, off,
+					t.statsProblems.Add(decode.ErrAt("ovni", s.Name, off,
 						fmt.Sprintf("the clock goes back from %d to %d (ovnidump: backwards jump in time)", st.last, clock), nil, nil))
 				}
 				st.last = clock
@@ -406,7 +427,7 @@ func (t *trace) streamStats() []streamStats {
 			}
 		}
 	})
-	return t.stats
+	return t.stats, t.statsProblems
 }
 
 func optInt(p *int64) string {
@@ -423,13 +444,14 @@ type procInfo struct {
 	cpus                []ovni.CPU
 }
 
-func (t *trace) procInfos() map[*ovni.Proc]*procInfo {
+func (t *trace) procInfos() (map[*ovni.Proc]*procInfo, decode.Problems) {
 	out := map[*ovni.Proc]*procInfo{}
 	if t.tr.Layout < ovni.LayoutV3 {
-		for p, m := range t.metadata() {
+		metas, problems := t.metadata()
+		for p, m := range metas {
 			out[p] = &procInfo{m.AppID, m.Rank, m.NRanks, m.CPUs}
 		}
-		return out
+		return out, problems
 	}
 	for _, th := range t.threads {
 		if th.meta == nil {
@@ -446,7 +468,25 @@ func (t *trace) procInfos() map[*ovni.Proc]*procInfo {
 		pi.nranks = cmp.Or(pi.nranks, o.NRanks)
 		pi.cpus = append(pi.cpus, o.LoomCPUs...)
 	}
-	return out
+	return out, nil
+}
+
+// A viewReport is a view's binding's report (render.Binding.Report),
+// through which a view that reads a pass shared with other views
+// (streamStats, metadata) reports the problems of that pass under its own
+// path, each naming its stream or file.
+type viewReport func(error)
+
+func (r *viewReport) bind(b render.Binding) { *r = b.Report }
+
+func (r viewReport) all(problems ...decode.Problems) {
+	for _, p := range problems {
+		for _, err := range p {
+			if r != nil {
+				r(err)
+			}
+		}
+	}
 }
 
 // streamColumns are the columns of streams.csv.
@@ -462,9 +502,11 @@ var streamColumns = []render.Column{
 
 // streamsTable is streams.csv: one row per thread stream.
 func (t *trace) streamsTable() *render.Table {
-	return &render.Table{Columns: streamColumns, Open: func(pos []byte) (render.Scanner, error) {
-		infos := t.procInfos()
-		stats := t.streamStats()
+	var report viewReport
+	return &render.Table{Columns: streamColumns, Bind: report.bind, Open: func(pos []byte) (render.Scanner, error) {
+		infos, metaProblems := t.procInfos()
+		stats, statsProblems := t.streamStats()
+		report.all(metaProblems, statsProblems)
 		return render.Counted(int64(len(t.threads)), func(i int64, r *render.Row) error {
 			th := t.threads[i]
 			r.Str(th.Proc.Loom.Name).Int(th.Proc.PID).Int(th.TID)
@@ -515,13 +557,15 @@ var cpuColumns = []render.Column{{Name: "loom", Kind: render.String}, {Name: "in
 // cpusTable is cpus.csv: each loom's CPUs once, in the order the trace
 // first names them.
 func (t *trace) cpusTable() *render.Table {
-	return &render.Table{Columns: cpuColumns, Open: func(pos []byte) (render.Scanner, error) {
+	var report viewReport
+	return &render.Table{Columns: cpuColumns, Bind: report.bind, Open: func(pos []byte) (render.Scanner, error) {
 		type loomCPU struct {
 			loom string
 			cpu  ovni.CPU
 		}
 		var rows []loomCPU
-		infos := t.procInfos()
+		infos, problems := t.procInfos()
+		report.all(problems)
 		for _, l := range t.tr.Looms {
 			seen := map[ovni.CPU]bool{}
 			for _, p := range l.Procs {

@@ -361,6 +361,68 @@ func TestDamagedV3Streams(t *testing.T) {
 // A second open reads the sizes and checkpoints (which carry each
 // stream's previous clock, for the delta form) from the on-disk index;
 // reads anywhere give the same bytes as the first open.
+// TestUnreadableStreamMounted: a stream file that the OS does not let
+// hpcfs read (a directory in its place: an error root gets too) is the
+// stream's damage, not an EIO that no line explains: through a mount,
+// trace.json and events.txt hold the other streams, the stream's own
+// events.txt is empty, and _errors.txt names each view and the stream.
+// (Before, trace.json failed with EIO and _errors.txt said nothing.)
+func TestUnreadableStreamMounted(t *testing.T) {
+	good := gen.RandomEvents(5, 30, 100)
+	js := gen.StreamJSON(3, "1.14.0", 1)
+	dir, err := gen.Write(t.TempDir(), []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
+		{TID: 1, Events: good, JSON: js}, {TID: 2, Events: good, JSON: js}, {TID: 3, Events: good, JSON: js},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := filepath.Join(dir, "loom.n/proc.1/thread.2/stream.obs")
+	if err := os.Remove(obs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(obs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mnt := fsnodetest.Mount(t, open(t, dir).FS())
+	read := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(mnt, name))
+		if err != nil {
+			t.Fatalf("%s through the mount: %v", name, err)
+		}
+		return b
+	}
+	var tj struct {
+		TraceEvents []struct {
+			Ph  string
+			Tid int64
+		}
+	}
+	if err := json.Unmarshal(read("trace.json"), &tj); err != nil {
+		t.Fatalf("trace.json: %v", err)
+	}
+	tids := map[int64]bool{}
+	for _, ev := range tj.TraceEvents {
+		tids[ev.Tid] = tids[ev.Tid] || ev.Ph != "M" // a track's name is there, its events not
+	}
+	if !tids[1] || !tids[3] || tids[2] {
+		t.Errorf("trace.json has events of threads %v, want 1 and 3 only", tids)
+	}
+	if n := bytes.Count(read("events.txt"), []byte("\n")); n != 2*len(good) {
+		t.Errorf("events.txt has %d events, want the other streams' %d", n, 2*len(good))
+	}
+	if b := read("loom.n/proc.1/thread.2/events.txt"); len(b) != 0 {
+		t.Errorf("the unreadable stream's events.txt holds %q", b)
+	}
+	errs := string(read("_errors.txt"))
+	for _, view := range []string{"trace.json", "events.txt", "loom.n/proc.1/thread.2/events.txt"} {
+		want := view + ": ovni: loom.n/proc.1/thread.2 at byte 0 (0x0): stream unreadable: "
+		if !strings.Contains(errs, want) || !strings.Contains(errs, "is a directory") {
+			t.Errorf("_errors.txt lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
 func TestIndexed1x(t *testing.T) {
 	opts := render.Options{IndexDir: t.TempDir()}
 	for _, layout := range []gen.Layout{gen.LayoutObs, gen.LayoutV3} {

@@ -286,25 +286,28 @@ func TestBadInput(t *testing.T) {
 	if err := fstest.TestFS(fsys, "events.txt", "loom.n/proc.1/thread.2/events.csv"); err != nil {
 		t.Fatal(err)
 	}
+	testdata.ReadFS(t, fsys, "cpus.csv")
 	errs := strings.Join(src.Errors.Lines(), "\n")
+	// The processes' metadata, read once for streams.csv and cpus.csv,
+	// is reported by each of them under its path (its binding).
 	testdata.Contains(t, "_errors.txt", errs,
 		fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d", at),
-		"loom.n/proc.2/metadata.json", "ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
+		"streams.csv: ovni: loom.n/proc.2/metadata.json at byte 25 (0x19): malformed JSON", "cpus.csv: ovni: loom.n/proc.2/metadata.json at byte 25 (0x19): malformed JSON",
+		"streams.csv: ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
+		"cpus.csv: ovni: loom.n/proc.3/metadata.json at byte 0 (0x0): file missing",
 	)
 	// The cut is one line for each view that reads it, named by the
 	// view's path as every format's views are: the merged events.txt
-	// (whose other streams go on), and each view that ends there
-	// (trace.json, the thread's events.txt, ...). streams.csv's counts,
-	// shared by several views, name the stream alone.
+	// (whose other streams go on), each view that ends there (trace.json,
+	// the thread's events.txt, ...) and streams.csv, whose counts end
+	// there.
 	views := map[string]bool{}
 	for _, l := range src.Errors.Lines() {
 		if !strings.Contains(l, "thread.2") {
 			continue
 		}
 		view, _, _ := strings.Cut(l, ": ovni: ")
-		if view == l {
-			view = "(the stream alone)"
-		} else if _, err := fs.Stat(fsys, view); err != nil {
+		if _, err := fs.Stat(fsys, view); view == l || err != nil {
 			t.Errorf("_errors.txt line %q does not name a view: %v", l, err)
 		}
 		if !strings.Contains(l, fmt.Sprintf("loom.n/proc.1/thread.2 at byte %d ", at)) {
@@ -312,7 +315,7 @@ func TestBadInput(t *testing.T) {
 		}
 		views[view] = true
 	}
-	for _, v := range []string{"events.txt", "loom.n/proc.1/thread.2/events.txt", "loom.n/proc.1/thread.2/events.csv", "trace.json"} {
+	for _, v := range []string{"events.txt", "loom.n/proc.1/thread.2/events.txt", "loom.n/proc.1/thread.2/events.csv", "trace.json", "streams.csv"} {
 		if !views[v] {
 			t.Errorf("the cut is not reported for %s:\n%s", v, errs)
 		}
