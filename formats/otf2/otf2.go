@@ -156,7 +156,7 @@ func openTrace(path string) (*vfs.Source, *trace, error) {
 	}{{"locations.csv", t.locationsTable()}, {"regions.csv", t.regionsTable()}, {"cct.csv", t.cctTable()},
 		{"procedures.csv", t.proceduresTable()}, {"imbalance.csv", t.imbalanceTable()}, {"messages.csv", t.messagesTable()},
 		{"collectives.csv", t.collectivesTable()}} {
-		root.AddFile(v.name, v.table.SmallCSV(src.Errors.Reporter(v.name)))
+		root.AddFile(v.name, v.table.SmallCSV(nil))
 	}
 	root.AddFile("comm-matrix.csv", t.commMatrixTable().CSV())
 	root.AddFile("metrics.csv", t.metricsTable().CSV())
@@ -170,7 +170,7 @@ func openTrace(path string) (*vfs.Source, *trace, error) {
 		d := locDir.AddDir(name)
 		t.eventsCSV[i] = t.eventsTable(i).CSV()
 		d.AddFile("events.csv", t.eventsCSV[i])
-		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(src.Errors.Reporter("locations/"+name+"/cct.csv")))
+		d.AddFile("cct.csv", t.locationCCT(i).SmallCSV(nil))
 	}
 	interchange.NewProfile(t.tree, "OTF2 trace "+ar.Name, []string{"hpcfs: OTF2 trace " + anchor}).AddViews(root)
 	interchange.AddTraceViews(root, &chromeTrace{t: t})
