@@ -366,13 +366,23 @@ func (e *chromeEvents) closeTop(clock uint64, end *ovni.Event, note string, emit
 	emit(&e.out)
 }
 
-// burstName is a burst's name: its region, or for a task the label of
-// its task type when the trace creates both.
+// burstName is a burst's name: its region, or for a task (or an OpenMP
+// worksharing) the label of its task type when the trace creates both.
 func (e *chromeEvents) burstName(b *burst) string {
 	for _, m := range taskModels {
-		if id, ok := ovni.PayloadU32(b.payload, 0); ok && b.role.name == m.burst {
+		id, ok := ovni.PayloadU32(b.payload, 0)
+		if !ok {
+			break
+		}
+		switch b.role.name {
+		case m.burst:
 			e.t.tasks.load(e.t)
 			if l, ok := e.t.tasks.label(b.mcv[0], id); ok {
+				return l
+			}
+		case m.typed:
+			e.t.tasks.load(e.t)
+			if l, ok := e.t.tasks.typeLabel(b.mcv[0], id); ok {
 				return l
 			}
 		}

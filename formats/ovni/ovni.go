@@ -664,7 +664,8 @@ Files
                    of plain ovnidump of the trace's release, which describes each event:
                    <clock>  <MCV>  <stream path>  <description>, e.g. "creates task type
                    1 with label \"testtype1\"" (UNKNOWN for events the release does not
-                   declare, as ovnidump prints)
+                   declare, as ovnidump prints; arguments past a short payload read on
+                   into the stream's next bytes, as ovnidump's do)
   loom.<L>/proc.<P>/metadata.json             the original process metadata (up to spec v2)
   loom.<L>/proc.<P>/thread.<T>/header.txt     spec v2 and v3: the stream's files, library,
                    ovni.finished and ovni.require, then every value of its JSON metadata
@@ -708,8 +709,9 @@ Examples: events of one kind, then events per mcv and per model over all threads
   and marks (OM[ .. OM]). A burst is an X event named by its region (args: begin and end
   MCV, their payloads in hex), nested as in the thread; a task's burst is named by the
   label of its task type when the trace creates both (VTc/VTC, 6Tc, PPc create tasks; VYc,
-  6Yc, POc types; the first 1048576 tasks), else "nosv task", "nanos6 task", "openmp task".
-  An end also ends the bursts
+  6Yc, POc types; the first 1048576 tasks), else "nosv task", "nanos6 task", "openmp task";
+  an OpenMP worksharing's by the label of the type it names (POc), else "openmp
+  worksharing". An end also ends the bursts
   opened inside its own that are still open (note "ended with an enclosing burst").
   Bursts open at a thread's last event end there (note "open at the end of the
   thread"); an end without a begin is an instant event. At most 64 bursts are open at

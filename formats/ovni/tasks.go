@@ -16,15 +16,17 @@ const maxTasks = 1 << 20
 // type's label: the MCVs that create a type (jumbo: u32 type id, then the
 // label up to its NUL) and a task (u32 task id, u32 type id), and the
 // generic name of their bursts. Execution events start with the u32
-// task id.
+// task id. The bursts named typed (OpenMP's worksharings, which the
+// emulator labels with the task types' labels) start with the u32 type id.
 var taskModels = [...]struct {
 	typeCreate string
 	taskCreate []string
 	burst      string
+	typed      string
 }{
-	{"VYc", []string{"VTc", "VTC"}, "nosv task"},
-	{"6Yc", []string{"6Tc"}, "nanos6 task"},
-	{"POc", []string{"PPc"}, "openmp task"},
+	{"VYc", []string{"VTc", "VTC"}, "nosv task", ""},
+	{"6Yc", []string{"6Tc"}, "nanos6 task", ""},
+	{"POc", []string{"PPc"}, "openmp task", "openmp worksharing"},
 }
 
 // A taskTable maps the tasks of the trace to the labels of their types,
@@ -92,6 +94,13 @@ func (tt *taskTable) load(t *trace) {
 	})
 }
 
+// typeLabel is the label of task type typ of model, if the trace creates
+// it.
+func (tt *taskTable) typeLabel(model byte, typ uint32) (string, bool) {
+	l, ok := tt.labels[typeKey{model, typ}]
+	return l, ok
+}
+
 // label is the label of the type of task id of model, if the trace
 // creates both.
 func (tt *taskTable) label(model byte, id uint32) (string, bool) {
@@ -101,6 +110,5 @@ func (tt *taskTable) label(model byte, id uint32) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	l, ok := tt.labels[typeKey{model, tt.tasks[i].typ}]
-	return l, ok
+	return tt.typeLabel(model, tt.tasks[i].typ)
 }
