@@ -11,6 +11,7 @@ package fsnode
 import (
 	"bytes"
 	"cmp"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 	timeout := cacheTimeout
 	policy := &cachePolicy{}
 	policy.directFrom.Store(cmp.Or(opts.DirectFrom, DefaultDirectFrom))
-	root := &node{fsys: fsys, path: ".", policy: policy}
+	root := &node{fsys: fsys, path: ".", policy: policy, known: newKnown()}
 	fsopts := &fs.Options{
 		// AttrTimeout stays nil: go-fuse would put it in place of the zero
 		// timeout of volatile files; Lookup and Getattr set it themselves.
@@ -105,8 +106,13 @@ func Mount(dir string, fsys iofs.FS, opts Options) (*fuse.Server, error) {
 		return err
 	})
 	if err != nil {
+		close(root.known.done)
 		return nil, err
 	}
+	go func() {
+		srv.Wait()
+		close(root.known.done)
+	}()
 	if srv.KernelSettings().Flags64()&fuse.CAP_DIRECT_IO_ALLOW_MMAP == 0 {
 		policy.directFrom.Store(-1) // mmap of a direct I/O file would fail (ENODEV)
 	}
@@ -185,6 +191,12 @@ type node struct {
 	fsys   iofs.FS
 	path   string
 	policy *cachePolicy
+	known  *known
+
+	// Where the kernel looked the node up, for known (under its lock).
+	elem   *list.Element
+	parent *fs.Inode
+	name   string
 }
 
 var (
@@ -194,6 +206,7 @@ var (
 	_ = (fs.NodeOpener)((*node)(nil))
 	_ = (fs.NodeReader)((*node)(nil))
 	_ = (fs.NodeStatfser)((*node)(nil))
+	_ = (fs.NodeOnForgetter)((*node)(nil))
 )
 
 func inode(p string) uint64 {
@@ -254,9 +267,16 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fs
 	if info.IsDir() {
 		mode = syscall.S_IFDIR
 	}
-	child := &node{fsys: n.fsys, path: p, policy: n.policy}
-	return n.NewInode(ctx, child, fs.StableAttr{Mode: mode, Ino: inode(p)}), 0
+	child := &node{fsys: n.fsys, path: p, policy: n.policy, known: n.known}
+	in := n.NewInode(ctx, child, fs.StableAttr{Mode: mode, Ino: inode(p)})
+	if kept, ok := in.Operations().(*node); ok {
+		n.known.add(kept, &n.Inode, name)
+	}
+	return in, 0
 }
+
+// OnForget: the kernel forgot the node.
+func (n *node) OnForget() { n.known.forget(n) }
 
 // Readdir streams the directory: its entries are read from the tree a
 // batch at a time as the kernel asks for them, never all at once (a

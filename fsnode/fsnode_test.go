@@ -333,3 +333,27 @@ func TestStreamedListing(t *testing.T) {
 		t.Errorf("the tree was asked for %d entries at once (-1: all), want a batch of at most 1024", tree.largest)
 	}
 }
+
+// TestForgetsOldLookups: once the kernel has looked up more than MaxKnown
+// names, the server asks it to forget the oldest, so that it keeps at
+// most MaxKnown inodes (go-fuse keeps one per name the kernel holds, and
+// the kernel holds names as long as memory allows: a find over a large
+// folder kept them all); a forgotten file is looked up again when used.
+func TestForgetsOldLookups(t *testing.T) {
+	n := 3 * fsnode.MaxKnown
+	mnt := fsnodetest.Mount(t, &countedDir{n: n})
+	before := fsnode.LiveNodes()
+	for i := range n {
+		if _, err := os.Lstat(filepath.Join(mnt, "big", fmt.Sprintf("f%07d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The kernel forgets after the invalidations, which run on their own:
+	// wait for it (a server that keeps every inode never gets there).
+	for fsnode.LiveNodes()-before > fsnode.MaxKnown+1 { // +1: big/
+		time.Sleep(time.Millisecond)
+	}
+	if fi, err := os.Lstat(filepath.Join(mnt, "big", "f0000000")); err != nil || fi.IsDir() {
+		t.Fatalf("a forgotten file looked up again: %v, %v", fi, err)
+	}
+}
