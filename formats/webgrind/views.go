@@ -185,10 +185,11 @@ func (p *profile) callsTable() *render.Table {
 	})}
 }
 
-// callListTable is callers.csv (role "caller") or callees.csv of one
-// function: calls listed returns the calls and the error that cut them.
-func (p *profile) callListTable(role string, list func() ([]wg.Call, error)) *render.Table {
-	return &render.Table{Columns: append(fnColumns(role), callColumns...), Open: func(pos []byte) (render.Scanner, error) {
+// callListTable is callers.csv or callees.csv of one function (columns
+// callersColumns or calleesColumns): calls listed returns the calls and
+// the error that cut them.
+func (p *profile) callListTable(columns []render.Column, list func() ([]wg.Call, error)) *render.Table {
+	return &render.Table{Columns: columns, Open: func(pos []byte) (render.Scanner, error) {
 		calls, err := list()
 		return render.Groups(1, func(int64) (int64, func(int64, *render.Row) error, error) {
 			return int64(len(calls)), func(j int64, r *render.Row) error {
@@ -200,12 +201,19 @@ func (p *profile) callListTable(role string, list func() ([]wg.Call, error)) *re
 	}}
 }
 
+// The columns of callers.csv and callees.csv, made once: a listing of
+// functions/ makes the tables of many functions.
+var (
+	callersColumns = append(fnColumns("caller"), callColumns...)
+	calleesColumns = append(fnColumns("callee"), callColumns...)
+)
+
 func (p *profile) callersTable(i int) *render.Table {
-	return p.callListTable("caller", func() ([]wg.Call, error) { return p.f.NewReaderSmall().CalledFrom(i) })
+	return p.callListTable(callersColumns, func() ([]wg.Call, error) { return p.f.NewReaderSmall().CalledFrom(i) })
 }
 
 func (p *profile) calleesTable(i int) *render.Table {
-	return p.callListTable("callee", func() ([]wg.Call, error) { return p.subCalls(p.f.NewReaderSmall(), i) })
+	return p.callListTable(calleesColumns, func() ([]wg.Call, error) { return p.subCalls(p.f.NewReaderSmall(), i) })
 }
 
 func (p *profile) invocationsTable() *render.Table {
