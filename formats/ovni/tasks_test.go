@@ -20,28 +20,21 @@ import (
 // them per label, and events-described.txt describes the events as
 // ovnidump 1.14 does.
 func TestTaskLabels(t *testing.T) {
-	json3 := func(tid int64) string {
-		return gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, tid, 1, 0, 0, 1)...)
-	}
-	dir, err := gen.Write(t.TempDir(), []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
-		{TID: 100, JSON: json3(100), Events: []gen.Event{
+	fsys := writeThreads(t,
+		[]gen.Event{
 			gen.TypeCreate("VYc", 1000, 1, "testtype1"),
 			gen.TypeCreate("VYc", 1010, 2, "solver"),
 			gen.U32Event("VTc", 1020, 1, 1),
 			gen.U32Event("VTc", 1030, 2, 2),
 			gen.U32Event("VTc", 1040, 3, 9),
-		}},
-		{TID: 101, JSON: json3(101), Events: []gen.Event{
+		},
+		[]gen.Event{
 			gen.U32Event("VTx", 2000, 1, 0), gen.U32Event("VTe", 2500, 1, 0),
 			gen.U32Event("VTx", 3000, 2, 0), gen.U32Event("VTp", 3100, 2, 0),
 			gen.U32Event("VTr", 3300, 2, 0), gen.U32Event("VTe", 3600, 2, 0),
 			gen.U32Event("VTx", 4000, 3, 0), gen.U32Event("VTe", 4100, 3, 0),
-		}},
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := open(t, dir).FS()
+		},
+	)
 	if got, want := taskBursts(t, fsys, 101), []string{"testtype1 0.500", "solver 0.100", "solver 0.300", "nosv task 0.100"}; !slices.Equal(got, want) {
 		t.Errorf("thread 101 bursts %q, want %q", got, want)
 	}
@@ -66,11 +59,8 @@ func TestTaskLabels(t *testing.T) {
 // model's type ids are its own, and a task or worksharing whose type the
 // trace never creates keeps the generic name.
 func TestTaskLabelsNanos6OpenMP(t *testing.T) {
-	json3 := func(tid int64) string {
-		return gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, tid, 1, 0, 0, 1)...)
-	}
-	dir, err := gen.Write(t.TempDir(), []gen.Proc{{Loom: "n", PID: 1, Layout: gen.LayoutV3, Streams: []gen.Stream{
-		{TID: 100, JSON: json3(100), Events: []gen.Event{
+	fsys := writeThreads(t,
+		[]gen.Event{
 			gen.TypeCreate("6Yc", 1000, 1, "nanos-solver"),
 			gen.TypeCreate("6Yc", 1010, 2, "nanos-io"),
 			gen.TypeCreate("POc", 1020, 1, "omp-loop"),
@@ -80,24 +70,20 @@ func TestTaskLabelsNanos6OpenMP(t *testing.T) {
 			gen.U32Event("6Tc", 1060, 3, 3), // type 3 is OpenMP's, not Nanos6's
 			gen.U32Event("PPc", 1070, 5, 3),
 			gen.U32Event("PPc", 1080, 6, 2), // type 2 is Nanos6's
-		}},
-		{TID: 101, JSON: json3(101), Events: []gen.Event{
+		},
+		[]gen.Event{
 			gen.U32Event("6Tx", 2000, 1), gen.U32Event("6Te", 2500, 1),
 			gen.U32Event("6Tx", 3000, 2), gen.U32Event("6Tp", 3100, 2),
 			gen.U32Event("6Tr", 3300, 2), gen.U32Event("6Te", 3600, 2),
 			gen.U32Event("6Tx", 4000, 3), gen.U32Event("6Te", 4100, 3),
-		}},
-		{TID: 102, JSON: json3(102), Events: []gen.Event{
+		},
+		[]gen.Event{
 			gen.U32Event("PPx", 2000, 5), gen.U32Event("PPe", 2200, 5),
 			gen.U32Event("PQx", 3000, 1), gen.U32Event("PQe", 3400, 1),
 			gen.U32Event("PPx", 4000, 6), gen.U32Event("PPe", 4050, 6),
 			gen.U32Event("PQx", 5000, 2), gen.U32Event("PQe", 5010, 2),
-		}},
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := open(t, dir).FS()
+		},
+	)
 	for _, c := range []struct {
 		tid             int64
 		bursts, regions []string
@@ -142,4 +128,19 @@ func taskRegions(t *testing.T, fsys fs.FS, tid string) []string {
 		}
 	}
 	return regions
+}
+
+// writeThreads writes a 1.14 trace of one process whose threads 100, 101,
+// ... hold the events given, and opens it.
+func writeThreads(t *testing.T, threads ...[]gen.Event) fs.FS {
+	p := gen.Proc{Loom: "n", PID: 1, Layout: gen.LayoutV3}
+	for i, evs := range threads {
+		tid := int64(100 + i)
+		p.Streams = append(p.Streams, gen.Stream{TID: tid, Events: evs, JSON: gen.StreamJSON(3, "1.14.0", 1, gen.V3Proc("n", 1, tid, 1, 0, 0, 1)...)})
+	}
+	dir, err := gen.Write(t.TempDir(), []gen.Proc{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open(t, dir).FS()
 }
