@@ -8,8 +8,8 @@ package ovni
 // Taken from the releases' event lists (model_evlist of each model's
 // setup.c, tags 1.6.0 to 1.14.0; checkdecls.py compares the table with
 // them, 0 differences for every release); hpcfs tests the text against the
-// ovnidump of 1.10 and 1.14 on the corpus and on a trace of every event
-// (formats/ovni TestDescribedEveryEvent).
+// ovnidump of 1.10 and 1.14 on the corpus, and of 1.6, 1.7, 1.10, 1.12 and
+// 1.14 on a trace of every event (formats/ovni TestDescribedEveryEvent).
 var eventDecls = [...]struct {
 	sig, desc   string
 	from, until uint8
