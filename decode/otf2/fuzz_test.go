@@ -60,6 +60,9 @@ func fuzzSeeds(f *testing.F) []archiveFiles {
 			f.Fatalf("archive in %s incomplete", dir)
 		}
 		seeds = append(seeds, a)
+		if snap, ok := read(dir, "1", "snap"); ok { // the events shape's snapshots
+			seeds = append(seeds, snap)
+		}
 		damaged := func(fn func(a *archiveFiles)) {
 			d := archiveFiles{slices.Clone(a.anchor), slices.Clone(a.defs), slices.Clone(a.local), slices.Clone(a.evt)}
 			fn(&d)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -406,7 +407,9 @@ func (s *eventsScanner) attrCell(kind render.Kind, a otf2.Attr) eventCell {
 	switch {
 	case a.Type >= 5 && a.Type <= 8:
 		c = eventCell{kind: 'i', u: a.U}
-	case a.Type == 9 || a.Type == 10:
+	case a.Type == 9: // FLOAT: the shortest decimal of the float32, not of its widening
+		c = eventCell{kind: 'f', f: shortFloat32(math.Float64frombits(a.U))}
+	case a.Type == 10:
 		c = eventCell{kind: 'f', f: math.Float64frombits(a.U)}
 	case otf2.IsRefType(a.Type):
 		if kind == render.String {
@@ -420,6 +423,20 @@ func (s *eventsScanner) attrCell(kind render.Kind, a otf2.Attr) eventCell {
 		return eventCell{kind: 's', s: string(appendNumber(nil, c))}
 	}
 	return c
+}
+
+// shortFloat32 is the double nearest to the shortest decimal that reads
+// back as float32 f (held widened in f): 1e-30, where the widening's own
+// shortest decimal is 1.0000000031710769e-30.
+func shortFloat32(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	v, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+	if err != nil {
+		return f
+	}
+	return v
 }
 
 // appendNumber appends a numeric cell's text as a Number column writes it.

@@ -19,7 +19,7 @@ import (
 // time (ticks), its fields' text and its numeric attributes by id.
 type oracleEvent struct {
 	upper, time, text string
-	attrs             map[string]string
+	attrs, attrTypes  map[string]string
 }
 
 var (
@@ -37,13 +37,13 @@ func oracleEvents(t *testing.T, text string) map[string][]oracleEvent {
 	var last *oracleEvent
 	for _, line := range strings.Split(text, "\n") {
 		if m := eventLine.FindStringSubmatch(line); m != nil {
-			out[m[2]] = append(out[m[2]], oracleEvent{upper: m[1], time: m[3], text: m[4], attrs: map[string]string{}})
+			out[m[2]] = append(out[m[2]], oracleEvent{upper: m[1], time: m[3], text: m[4], attrs: map[string]string{}, attrTypes: map[string]string{}})
 			last = &out[m[2]][len(out[m[2]])-1]
 			continue
 		}
 		if a, ok := strings.CutPrefix(strings.TrimSpace(line), "ADDITIONAL ATTRIBUTES: "); ok && last != nil {
 			for _, m := range attrValue.FindAllStringSubmatch(a, -1) {
-				last.attrs[m[1]] = m[3]
+				last.attrs[m[1]], last.attrTypes[m[1]] = m[3], m[2]
 			}
 		}
 	}
@@ -61,6 +61,24 @@ func TestEventsCSVMatchesOtf2Print(t *testing.T) {
 			fsys, dir := openCase(t, name)
 			checkEventsCSV(t, fsys, string(oracle(t, dir, "oracle-otf2-print.txt")))
 		})
+	}
+}
+
+// checkShortFloat32 fails unless cell is the shortest decimal of a float32
+// (no more significant digits than strconv's for that float32).
+func checkShortFloat32(t *testing.T, cell string) {
+	t.Helper()
+	f, err := strconv.ParseFloat(cell, 32)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return
+	}
+	digits := func(s string) int {
+		s, _, _ = strings.Cut(strings.ToLower(s), "e")
+		s = strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
+		return len(strings.TrimRight(s, "0"))
+	}
+	if want := strconv.FormatFloat(f, 'g', -1, 32); digits(cell) > digits(want) {
+		t.Errorf("FLOAT attribute %s: not the float32's shortest decimal %s", cell, want)
 	}
 }
 
@@ -151,6 +169,9 @@ func checkEventsCSV(t *testing.T, fsys fs.FS, printed string) {
 					t.Fatalf("location %s event %d: no column for attribute %s", l[0], k, a)
 				}
 				got := r[attrFrom+ai]
+				if ev.attrTypes[a] == "FLOAT" {
+					checkShortFloat32(t, got)
+				}
 				if g, err1 := strconv.ParseFloat(got, 64); strings.ContainsAny(v, ".e") || v == "-0" {
 					w, err2 := strconv.ParseFloat(v, 64)
 					if err1 != nil || err2 != nil || math.Abs(g-w) > 1e-5*math.Abs(w) {

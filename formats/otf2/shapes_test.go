@@ -20,7 +20,8 @@ import (
 // tables and clock offsets, OTF2_UNDEFINED values, huge ids, strings of
 // every byte, every event and definition record): events.txt and
 // definitions.txt equal its output byte for byte, every location's
-// events.csv its events field by field.
+// events.csv its events field by field, header.txt holds the anchor's
+// properties that otf2-print -I lists.
 func TestShapesMatchOtf2Print(t *testing.T) {
 	dirs := otf2ref.Write(t, otf2ref.Shapes...)
 	for i, shape := range otf2ref.Shapes {
@@ -33,6 +34,23 @@ func TestShapesMatchOtf2Print(t *testing.T) {
 				}
 			}
 			checkEventsCSV(t, src.FS(), string(otf2Print(t, dirs[i])))
+			// header.txt holds the anchor's properties, as otf2-print -I lists them.
+			header := string(testdata.ReadFS(t, src.FS(), "header.txt"))
+			var name string
+			props := 0
+			for _, line := range strings.Split(string(otf2Print(t, dirs[i], "-I")), "\n") {
+				if v, ok := strings.CutPrefix(line, "Property name                  "); ok {
+					name = v
+				} else if v, ok := strings.CutPrefix(line, "Property value                 "); ok {
+					if !strings.Contains(header, "\nproperty "+name+": "+v+"\n") {
+						t.Errorf("header.txt lacks property %s: %s\n%s", name, v, header)
+					}
+					props++
+				}
+			}
+			if shape == otf2ref.Many && props != 3 {
+				t.Errorf("otf2-print -I lists %d properties of the many shape, its writer sets 3", props)
+			}
 			if errs := testdata.ReadFS(t, src.FS(), "_errors.txt"); len(errs) != 0 {
 				t.Errorf("_errors.txt of an intact archive:\n%s", errs)
 			}

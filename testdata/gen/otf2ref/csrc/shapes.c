@@ -9,7 +9,7 @@
  *            locations (an event file without events; otf2-print fails on a
  *            location without one, so tests remove files themselves); huge
  *            location ids; timestamps far from 0; an odd timer resolution and
- *            a non-zero global offset
+ *            a non-zero global offset; anchor properties
  *   local    Score-P-like: every location writes local definitions (strings,
  *            regions, attributes, groups, comms, metrics, parameters) with its
  *            own ids, mapping tables of every kind (dense and sparse) and clock
@@ -20,9 +20,10 @@
  *   strings  strings of every byte 1..255, empty and 70000-byte strings as
  *            region, location, group, attribute and parameter names and values;
  *            a timer of 1 tick per second
- *   events   every record the 3.0.2 writer writes (72 event and 36 global
- *            definition records), in passes of different values: extremes,
- *            OTF2_UNDEFINED, huge and dangling ids, unknown enum values
+ *   events   every record the 3.0.2 writer writes (72 event, 20 snapshot and
+ *            36 global definition records), in passes of different values:
+ *            extremes, OTF2_UNDEFINED, huge and dangling ids, unknown enum
+ *            values; redefinitions
  */
 #include <otf2/otf2.h>
 
@@ -85,6 +86,12 @@ static void
 shape_many( const char* dir )
 {
     OTF2_Archive* ar = open_archive( dir, 256 * 1024, 256 * 1024 );
+    /* Anchor properties (names are NAMESPACE::NAME, upper-cased by the
+     * library), one overwritten, values with separators and quotes. */
+    CK( OTF2_Archive_SetProperty( ar, "HPCFS::SHAPE", "many, \"300\" = locations", false ) );
+    CK( OTF2_Archive_SetBoolProperty( ar, "hpcfs::flag", true, false ) );
+    CK( OTF2_Archive_SetProperty( ar, "HPCFS::NS::TAB", "a\tb", false ) );
+    CK( OTF2_Archive_SetBoolProperty( ar, "HPCFS::FLAG", false, true ) );
     const uint64_t t0 = 1000000000000000ULL;
     /* Locations: ids, types, groups. Group 0..3 processes, 4 accelerator,
      * 5 unknown. */
@@ -592,10 +599,10 @@ attrs( OTF2_AttributeList* al, int k )
     return al;
 }
 
-/* shape_events writes every record the OTF2 3.0.2 writer has (events and
- * global definitions, one call per writer function of its headers) in six
- * passes of different field values, on two locations, and a third defined
- * location with an empty event file. */
+/* shape_events writes every record the OTF2 3.0.2 writer has (events,
+ * snapshots and global definitions, one call per writer function of its
+ * headers) in passes of different field values, on two locations, and a
+ * third defined location with an empty event file. */
 static void
 shape_events( const char* dir )
 {
@@ -699,8 +706,52 @@ shape_events( const char* dir )
         }
         CK( OTF2_Archive_CloseEvtWriter( ar, w ) );
     }
-    OTF2_AttributeList_Delete( al );
     CK( OTF2_Archive_CloseEvtFiles( ar ) );
+
+    /* Three snapshots on locations 0 and 1, each of every snapshot record
+     * (otf2-print fails on a location without a snapshot file: the empty
+     * one gets an empty file). */
+    CK( OTF2_Archive_SetNumberOfSnapshots( ar, 3 ) );
+    CK( OTF2_Archive_OpenSnapFiles( ar ) );
+    for ( int l = 0; l < 3; l++ )
+    {
+        OTF2_SnapWriter* sw = OTF2_Archive_GetSnapWriter( ar, loc( l ) );
+        uint64_t         t  = 8000000 + ( uint64_t )l;
+        for ( int k = 0; l < 2 && k < 3; k++ )
+        {
+            uint8_t          NM = ( uint8_t )( k % 3 + 1 );
+            OTF2_Type        mtypes[ 3 ];
+            OTF2_MetricValue mvalues[ 3 ];
+            for ( int i = 0; i < 3; i++ )
+            {
+                mtypes[ i ]               = mtype( k + i );
+                mvalues[ i ].unsigned_int = u64( k + i );
+            }
+            CK( OTF2_SnapWriter_SnapshotStart( sw, attrs( al, k ), t += 10, 18 ) );
+            CK( OTF2_SnapWriter_MeasurementOnOff( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ( OTF2_MeasurementMode )en( k ) ) );
+            CK( OTF2_SnapWriter_Enter( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ) ) );
+            CK( OTF2_SnapWriter_MpiSend( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ), ref( k ), u32( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiIsend( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ), ref( k ), u32( k ), u64( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiIsendComplete( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiRecv( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ), ref( k ), u32( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiIrecvRequest( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiIrecv( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ), ref( k ), u32( k ), u64( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_MpiCollectiveBegin( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ) ) );
+            CK( OTF2_SnapWriter_MpiCollectiveEnd( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ( OTF2_CollectiveOp )en( k ), ref( k ), u32( k ), u64( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_OmpFork( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ) ) );
+            CK( OTF2_SnapWriter_OmpAcquireLock( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u32( k ), u32( k ) ) );
+            CK( OTF2_SnapWriter_OmpTaskCreate( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u64( k ) ) );
+            CK( OTF2_SnapWriter_OmpTaskSwitch( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), u64( k ) ) );
+            CK( OTF2_SnapWriter_Metric( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ), NM, mtypes, mvalues ) );
+            CK( OTF2_SnapWriter_ParameterString( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ), ref( k ) ) );
+            CK( OTF2_SnapWriter_ParameterInt( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ), i64( k ) ) );
+            CK( OTF2_SnapWriter_ParameterUnsignedInt( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ), u64( k ) ) );
+            CK( OTF2_SnapWriter_SnapshotEnd( sw, attrs( al, k ), t += 10, u64( k ) ) );
+        }
+        CK( OTF2_Archive_CloseSnapWriter( ar, sw ) );
+    }
+    CK( OTF2_Archive_CloseSnapFiles( ar ) );
+    OTF2_AttributeList_Delete( al );
 
     OTF2_GlobalDefWriter* gw = OTF2_Archive_GetGlobalDefWriter( ar );
     CK( OTF2_GlobalDefWriter_WriteClockProperties( gw, 3, 6999990, 100000, UINT64_MAX - 1 ) );
