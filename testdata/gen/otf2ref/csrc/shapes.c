@@ -14,7 +14,8 @@
  *            regions, attributes, groups, comms, metrics, parameters) with its
  *            own ids, mapping tables of every kind (dense and sparse) and clock
  *            offsets; events carry attributes of all 25 types, reference ones
- *            with local ids; huge global ids
+ *            with local ids; huge global ids; the threads' event files span
+ *            two chunks
  *   local-undef  local, plus OTF2_UNDEFINED field values (region, parameter,
  *            comm, peer, tag), which python3-otf2's reader refuses
  *   strings  strings of every byte 1..255, empty and 70000-byte strings as
@@ -325,7 +326,9 @@ shape_local( const char* dir, bool undef )
         CK( OTF2_Archive_CloseDefWriter( ar, dw ) );
 
         uint64_t t = t0 + ( uint64_t )l * 131;
-        for ( int it = 0; it < 6; it++ )
+        /* Threads iterate long enough for event files of two chunks, read
+         * through the mapping tables and clock offsets across the boundary. */
+        for ( int it = 0; it < ( th ? 1500 : 6 ); it++ )
         {
             for ( int a = 0; a < NATTR; a++ )
             {
