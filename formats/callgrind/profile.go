@@ -8,6 +8,7 @@ import (
 	cg "github.com/hpcfs/hpcfs/decode/callgrind"
 	"github.com/hpcfs/hpcfs/internal/vfs"
 	"github.com/hpcfs/hpcfs/render"
+	"github.com/hpcfs/hpcfs/render/interchange"
 )
 
 // A model is a function table and what its views share: the table of one
@@ -21,6 +22,11 @@ type model struct {
 	tab     *cg.Table
 	callers [][]int32 // edges by callee, then by caller
 	callees [][]int32
+
+	// graphReadme is the README's paragraph on the call graph, made once:
+	// it is a few lines, and making it expands the call graph (README.txt
+	// is rendered at each read).
+	graphReadme func() string
 }
 
 func (m *model) table() *cg.Table {
@@ -46,6 +52,7 @@ type profile struct {
 func newProfile(f *cg.File, path, prefix string, errs *vfs.Errors) *profile {
 	p := &profile{f: f, path: path}
 	p.prefix, p.errs = prefix, errs
+	p.graphReadme = sync.OnceValue(func() string { return interchange.GraphReadme(p.graph()) })
 	errs.ReportAll(prefix+"header.txt", f.Problems)
 	p.load = func() *cg.Table {
 		t := f.Summarize()

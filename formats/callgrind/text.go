@@ -166,7 +166,7 @@ _errors.txt     problems found so far (line and byte offset)
 raw/            the original file
 `)
 	b.WriteString(interchange.ProfileReadme(p.metrics()))
-	b.WriteString(interchange.GraphReadme(p.graph()))
+	b.WriteString(p.graphReadme())
 	b.WriteString(`
 Costs are the file's integer counts, one column per event named in snake_case (Ir: ir_inc,
 Time_(10ns): time_10ns_inc), unit as the event says (valgrind: counts; Xdebug Time_(10ns):

@@ -30,6 +30,11 @@ type profile struct {
 	derivedOnce sync.Once
 	derived     [][]wg.Call // version 5: sub-calls inverted from called-from lists
 	derivedErr  error
+
+	// graphReadme is the README's paragraph on the call graph, made once:
+	// it is a few lines, and making it reads the function table and
+	// expands the call graph (README.txt is rendered at each read).
+	graphReadme func() string
 }
 
 // A table holds the summary of every function readable from the start;
@@ -44,6 +49,10 @@ type table struct {
 
 func newProfile(f *wg.File, prefix string, errs *vfs.Errors) *profile {
 	p := &profile{f: f, hdr: wg.ParseHeaders(f.HeaderLines), prefix: prefix, errs: errs}
+	p.graphReadme = sync.OnceValue(func() string {
+		g, _ := p.graph()
+		return interchange.GraphReadme(g)
+	})
 	errs.ReportAll(prefix+"header.txt", f.Problems)
 	return p
 }
@@ -266,8 +275,7 @@ functions/<nr>-<name>/callees.csv  webgrind's "Calls" table of one function
 	b.WriteString("_errors.txt       decode problems found so far\nraw/              the original file\n\n")
 	metric, _ := p.metric()
 	b.WriteString(interchange.ProfileReadme([]interchange.Metric{metric}))
-	g, _ := p.graph()
-	b.WriteString(interchange.GraphReadme(g) + "\n")
+	b.WriteString(p.graphReadme() + "\n")
 	switch v {
 	case wg.V4:
 		b.WriteString("Version 4 stores one record per invocation: per-function totals and call lists are\naggregated from them (one call per record), so the tables mean what they mean for later versions.\n")
