@@ -587,6 +587,24 @@ static const OTF2_IoParadigmProperty ioprops[]  = { OTF2_IO_PARADIGM_PROPERTY_VE
 static const OTF2_Type               iotypes[]  = { OTF2_TYPE_STRING };
 static const OTF2_AttributeValue     iovalues[] = { { .stringRef = 1 } };
 
+/* metric_values fills the three metric values of pass k and their types. */
+static void
+metric_values( int k, OTF2_Type* types, OTF2_MetricValue* values )
+{
+    for ( int i = 0; i < 3; i++ )
+    {
+        types[ i ] = mtype( k + i );
+        if ( types[ i ] == OTF2_TYPE_DOUBLE )
+        {
+            values[ i ].floating_point = k % 2 ? -1.5e-300 : INFINITY;
+        }
+        else
+        {
+            values[ i ].unsigned_int = u64( k + i );
+        }
+    }
+}
+
 /* attrs fills al with attributes of pass k (none every fourth pass). */
 static OTF2_AttributeList*
 attrs( OTF2_AttributeList* al, int k )
@@ -622,18 +640,7 @@ shape_events( const char* dir )
             uint8_t          NM = ( uint8_t )( k % 3 + 1 );
             OTF2_Type        mtypes[ 3 ];
             OTF2_MetricValue mvalues[ 3 ];
-            for ( int i = 0; i < 3; i++ )
-            {
-                mtypes[ i ] = mtype( k + i );
-                if ( mtypes[ i ] == OTF2_TYPE_DOUBLE )
-                {
-                    mvalues[ i ].floating_point = k % 2 ? -1.5e-300 : INFINITY;
-                }
-                else
-                {
-                    mvalues[ i ].unsigned_int = u64( k + i );
-                }
-            }
+            metric_values( k, mtypes, mvalues );
             CK( OTF2_EvtWriter_BufferFlush( w, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ) ) );
             CK( OTF2_EvtWriter_MeasurementOnOff( w, attrs( al, k ), t += 10, ( OTF2_MeasurementMode )en( k ) ) );
             CK( OTF2_EvtWriter_Enter( w, attrs( al, k ), t += 10, ref( k ) ) );
@@ -725,11 +732,7 @@ shape_events( const char* dir )
             uint8_t          NM = ( uint8_t )( k % 3 + 1 );
             OTF2_Type        mtypes[ 3 ];
             OTF2_MetricValue mvalues[ 3 ];
-            for ( int i = 0; i < 3; i++ )
-            {
-                mtypes[ i ]               = mtype( k + i );
-                mvalues[ i ].unsigned_int = u64( k + i );
-            }
+            metric_values( k, mtypes, mvalues );
             CK( OTF2_SnapWriter_SnapshotStart( sw, attrs( al, k ), t += 10, 18 ) );
             CK( OTF2_SnapWriter_MeasurementOnOff( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ( OTF2_MeasurementMode )en( k ) ) );
             CK( OTF2_SnapWriter_Enter( sw, attrs( al, k ), t += 10, ( OTF2_TimeStamp )( 7000000 + u64( k ) % 100000 ), ref( k ) ) );
