@@ -78,17 +78,23 @@ func shortDecimal(v float64) (m int64, k int, ok bool) {
 	return 0, 0, false
 }
 
+// trimZeros drops the trailing zeros of the decimal m / 10^k (k <= 7),
+// four, two and one at a time: no loop whose steps wait on each other.
 func trimZeros(m int64, k int) (int64, int, bool) {
 	neg := m < 0
 	u := uint64(m)
 	if neg {
 		u = -u
 	}
-	if k >= 3 && u%1000 == 0 {
-		u /= 1000
-		k -= 3
+	if k >= 4 && u%10000 == 0 {
+		u /= 10000
+		k -= 4
 	}
-	for k > 0 && u%10 == 0 {
+	if k >= 2 && u%100 == 0 {
+		u /= 100
+		k -= 2
+	}
+	if k >= 1 && u%10 == 0 {
 		u /= 10
 		k--
 	}
@@ -109,6 +115,20 @@ func appendDecimal(dst []byte, m int64, k int) []byte {
 	if k == 0 {
 		return appendDigits(dst, u, n)
 	}
+	if k <= 8 {
+		// all the digits (a 0 before the point at least), then the last
+		// k moved one byte on for the point, 8 bytes at once within the
+		// room appendDigits leaves: no division by a variable power
+		at := len(dst)
+		w := max(n, k+1)
+		dst = appendDigits(dst, u, w)
+		dot := at + w - k
+		tail := binary.LittleEndian.Uint64(dst[dot : dot+8])
+		dst = dst[:at+w+1]
+		binary.LittleEndian.PutUint64(dst[dot+1:dot+9], tail)
+		dst[dot] = '.'
+		return dst
+	}
 	p := pow10u[k]
 	dst = appendDigits(dst, u/p, max(n-k, 1))
 	dst = append(dst, '.')
@@ -126,21 +146,21 @@ func appendDigits(dst []byte, v uint64, n int) []byte {
 	dst = slices.Grow(dst, n+8) // eight bytes are stored at a time
 	switch {
 	case n <= 8:
-		put8(dst, at, v, n)
+		put8(dst[at:at+8], v, n)
 	case n <= 16:
-		put8(dst, at, v/1e8, n-8)
-		put8(dst, at+n-8, v%1e8, 8)
+		put8(dst[at:at+8], v/1e8, n-8)
+		put8(dst[at+n-8:at+n], v%1e8, 8)
 	default:
-		put8(dst, at, v/1e16, n-16)
-		put8(dst, at+n-16, v/1e8%1e8, 8)
-		put8(dst, at+n-8, v%1e8, 8)
+		put8(dst[at:at+8], v/1e16, n-16)
+		put8(dst[at+n-16:at+n-8], v/1e8%1e8, 8)
+		put8(dst[at+n-8:at+n], v%1e8, 8)
 	}
 	return dst[:at+n]
 }
 
-// put8 stores the last n (1 to 8) of the eight digits of v < 1e8 at
-// dst[at:], writing eight bytes of dst's capacity.
-func put8(dst []byte, at int, v uint64, n int) {
+// put8 stores the last n (1 to 8) of the eight digits of v < 1e8 in the
+// eight bytes of b. It is inlined.
+func put8(b []byte, v uint64, n int) {
 	// Split v into lanes in parallel: two of four digits, four of two,
 	// eight of one, most significant digit in the lowest byte.
 	hi := v / 10000
@@ -149,12 +169,14 @@ func put8(dst []byte, at int, v uint64, n int) {
 	x = q | (x-q*100)<<16
 	q = (x * 103 >> 10) & 0x000f000f000f000f // lane/10 for lanes < 100
 	x = q | (x-q*10)<<8
-	x = (x | 0x3030303030303030) >> (8 * (8 - n))
-	binary.LittleEndian.PutUint64(dst[at:at+8], x)
+	binary.LittleEndian.PutUint64(b, (x|0x3030303030303030)>>(8*(8-n)))
 }
 
 // AppendUint is strconv.AppendUint(dst, v, 10), written in place.
 func AppendUint(dst []byte, v uint64) []byte {
+	if v < 10 { // flags, depths, small ids
+		return append(dst, '0'+byte(v))
+	}
 	return appendDigits(dst, v, DecimalLen(v))
 }
 

@@ -61,86 +61,6 @@ func (c *Column) sep(i int) string {
 	return c.Sep
 }
 
-// A Row receives the cells of one table row, in column order. It holds
-// only the cells with a value, each with its column: an empty cell costs
-// a counter increment, and a row is built in place in a buffer reused
-// from row to row.
-type Row struct {
-	cells []cell // the cells with a value, in column order
-	n     int    // the cells given so far, empty ones included
-}
-
-type valueKind uint8
-
-const (
-	vEmpty valueKind = iota
-	vString
-	vInt
-	vUint
-	vFloat
-	vText // a String cell of a Text: u is its CSV field's length
-)
-
-type cell struct {
-	kind valueKind
-	col  int32  // the column
-	u    uint64 // Uint, or the bits of an Int or a Float
-	s    string
-}
-
-// f is a Float cell's value.
-func (c *cell) f() float64 { return math.Float64frombits(c.u) }
-
-// reset empties the row for the next one.
-func (r *Row) reset() { r.cells, r.n = r.cells[:0], 0 }
-
-func (r *Row) add(c cell) *Row {
-	c.col = int32(r.n)
-	r.cells = append(r.cells, c)
-	r.n++
-	return r
-}
-
-// Str appends a String cell.
-func (r *Row) Str(s string) *Row { return r.add(cell{kind: vString, s: s}) }
-
-// Int appends an Int or Ns cell.
-func (r *Row) Int(v int64) *Row { return r.add(cell{kind: vInt, u: uint64(v)}) }
-
-// Uint appends a Uint or Hex cell.
-func (r *Row) Uint(v uint64) *Row { return r.add(cell{kind: vUint, u: v}) }
-
-// Float appends a Float or Pct cell.
-func (r *Row) Float(v float64) *Row { return r.add(cell{kind: vFloat, u: math.Float64bits(v)}) }
-
-// A Text is a string that a table writes again and again (the name of a
-// definition, the kind of an event): NewText works out its CSV field
-// once, so that a cell of it is copied, or counted, without being
-// scanned for quoting each time.
-type Text struct {
-	s   string
-	csv int // the length of its CSV field
-}
-
-// NewText returns s as a Text.
-func NewText(s string) Text { return Text{s: s, csv: csvStringLen(s)} }
-
-// String is the text.
-func (t *Text) String() string { return t.s }
-
-// Text appends a String cell of t.
-func (r *Row) Text(t *Text) *Row { return r.add(cell{kind: vText, u: uint64(t.csv), s: t.s}) }
-
-// Empty appends an empty cell (no value) of any column.
-func (r *Row) Empty() *Row { r.n++; return r }
-
-// Empties appends n empty cells.
-func (r *Row) Empties(n int) *Row { r.n += max(n, 0); return r }
-
-// Len is the number of cells given so far, empty ones included: the
-// column the next cell goes to.
-func (r *Row) Len() int { return r.n }
-
 // A Scanner yields the rows of a table in order.
 type Scanner interface {
 	// Scan appends the next row's cells to row; io.EOF at the end. Any
@@ -183,11 +103,18 @@ type Table struct {
 	shape     tableShape
 }
 
-// A tableShape is a table's columns and, per column, the kinds of cell
-// it takes (a bit per valueKind, vEmpty's always set).
+// A tableShape is a table's columns and, per column, what a Row needs
+// to write its cells (colFormat).
 type tableShape struct {
-	cols   []Column
-	accept []uint8
+	cols []Column
+	fmts []colFormat
+}
+
+// A colFormat is what a Row checks and writes a cell of a column by.
+type colFormat struct {
+	accept uint8 // the kinds of cell it takes: a bit per valueKind, vEmpty's always set
+	kind   Kind
+	digits int32 // Hex
 }
 
 // columns are the table's columns: Columns, or what Layout gives.
@@ -200,14 +127,16 @@ func (t *Table) shapeOf() *tableShape {
 		if t.Layout != nil {
 			cols = t.Layout()
 		}
-		t.shape = tableShape{cols: cols, accept: make([]uint8, len(cols))}
+		t.shape = tableShape{cols: cols, fmts: make([]colFormat, len(cols))}
 		for i, c := range cols {
-			t.shape.accept[i] = 1<<vEmpty | 1<<wantKind(c.Kind)
+			f := &t.shape.fmts[i]
+			f.kind, f.digits = c.Kind, int32(min(max(c.Digits, 0), math.MaxInt32))
+			f.accept = 1<<vEmpty | 1<<wantKind(c.Kind)
 			if c.Kind == String {
-				t.shape.accept[i] |= 1 << vText
+				f.accept |= 1 << vText
 			}
 			if c.Kind == Number {
-				t.shape.accept[i] = 0xff
+				f.accept = 0xff
 			}
 		}
 	})
@@ -316,7 +245,8 @@ func (g *tableGen) Start(state any) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tableCursor{g: g, shape: g.t.shapeOf(), s: s, started: st.started}, nil
+	sh := g.t.shapeOf()
+	return &tableCursor{g: g, s: s, started: st.started, row: Row{sh: sh, fmts: sh.fmts}}, nil
 }
 
 // Bind passes the view's Binding to the table's Bind.
@@ -351,7 +281,6 @@ func (g *tableGen) DecodeState(b []byte) (any, error) {
 
 type tableCursor struct {
 	g       *tableGen
-	shape   *tableShape
 	s       Scanner
 	started bool
 	row     Row
@@ -372,18 +301,17 @@ func (c *tableCursor) head() ([]byte, error) {
 	return c.g.t.textHeader(), nil
 }
 
-// scan reads the next row into c.row; false at the end or on an error.
-func (c *tableCursor) scan() (bool, error) {
-	c.row.reset()
-	err := c.s.Scan(&c.row)
-	if n := len(c.shape.cols); err == nil && c.row.n != n {
-		err = fmt.Errorf("render: a row of %d cells in a table of %d columns", c.row.n, n)
-	}
-	if err != nil {
+// scan reads the next row into c.row, in mode; an error (io.EOF at the
+// end) ends the view.
+func (c *tableCursor) scan(mode rowMode) error {
+	r := &c.row
+	r.mode = mode
+	r.begin()
+	if err := r.end(c.s.Scan(r)); err != nil {
 		c.done = true
-		return false, err
+		return err
 	}
-	return true, nil
+	return nil
 }
 
 func (c *tableCursor) Next(dst []byte) ([]byte, error) {
@@ -398,15 +326,43 @@ func (c *tableCursor) Next(dst []byte) ([]byte, error) {
 		c.started = true
 		return append(dst, h...), nil
 	}
+	if !c.g.csv {
+		return c.nextText(dst)
+	}
+	r := &c.row
+	r.out = dst
+	start := len(dst)
+	for len(r.out)-start < tableBatch {
+		at := len(r.out)
+		if err := c.scan(rowCSV); err != nil {
+			dst, r.out = r.out[:at], nil // the row's cells so far go
+			return dst, endRows(err, at > start)
+		}
+		if r.n == 0 {
+			r.out = append(r.out, '\n')
+		} else {
+			r.out[len(r.out)-1] = '\n' // the last cell's comma
+		}
+	}
+	dst, r.out = r.out, nil
+	return dst, nil
+}
+
+// nextText is Next of the text rendering: rows kept as cells, then
+// written padded to their columns' widths.
+func (c *tableCursor) nextText(dst []byte) ([]byte, error) {
 	start := len(dst)
 	for len(dst)-start < tableBatch {
-		ok, err := c.scan()
-		if !ok {
-			return dst, endRows(err, len(dst) > start)
+		err := c.scan(rowCells)
+		if err == nil {
+			at := len(dst)
+			if dst, err = c.row.sh.appendTextRow(dst, &c.row); err != nil {
+				c.done = true
+				return dst[:at], err
+			}
+			continue
 		}
-		if dst, err = c.shape.appendRow(dst, &c.row, c.g.csv); err != nil {
-			return dst, err
-		}
+		return dst, endRows(err, len(dst) > start)
 	}
 	return dst, nil
 }
@@ -424,14 +380,22 @@ func (c *tableCursor) NextLen() (int64, error) {
 		c.started = true
 		return int64(len(h)), nil
 	}
+	mode := rowCount
+	if !c.g.csv {
+		mode = rowCells
+	}
 	var n int64
 	for n < tableBatch {
-		ok, err := c.scan()
-		if !ok {
+		if err := c.scan(mode); err != nil {
 			return n, endRows(err, n > 0)
 		}
-		k, err := c.shape.rowLen(&c.row, c.g.csv)
+		if c.g.csv {
+			n += int64(max(c.row.size, 1)) // the cells, each with its comma or the newline
+			continue
+		}
+		k, err := c.row.sh.textRowLen(&c.row)
 		if err != nil {
+			c.done = true
 			return n, err
 		}
 		n += k
@@ -446,96 +410,6 @@ func endRows(err error, some bool) error {
 		return nil
 	}
 	return err
-}
-
-// appendRow appends row r, checked against the columns, as CSV or text.
-func (sh *tableShape) appendRow(dst []byte, r *Row, csv bool) ([]byte, error) {
-	if !csv {
-		return sh.appendTextRow(dst, r)
-	}
-	w := 0 // the commas written: the column of the next cell
-	var prev *cell
-	prevAt := 0 // where prev's text starts in dst
-	for i := range r.cells {
-		c := &r.cells[i]
-		if err := sh.check(c); err != nil {
-			return dst, err
-		}
-		dst = appendCommas(dst, int(c.col)-w)
-		if prev != nil && sh.sameText(prev, c) {
-			// a number as the cell before wrote it (a leaf's inclusive
-			// and exclusive values): copied, not formatted again
-			at := len(dst)
-			dst = append(dst, dst[prevAt:at-(int(c.col)-w)]...)
-			w, prev, prevAt = int(c.col), c, at
-			continue
-		}
-		w, prev, prevAt = int(c.col), c, len(dst)
-		switch col := &sh.cols[c.col]; {
-		case c.kind == vString:
-			dst = AppendCSVField(dst, c.s)
-		case c.kind == vText && int(c.u) == len(c.s):
-			dst = append(dst, c.s...)
-		case c.kind == vText:
-			dst = AppendCSVField(dst, c.s)
-		case c.kind == vInt:
-			dst = appendInt(dst, int64(c.u))
-		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
-			dst = AppendUint(dst, c.u)
-		default:
-			dst = appendValue(dst, col, c, true)
-		}
-	}
-	dst = appendCommas(dst, len(sh.cols)-1-w)
-	return append(dst, '\n'), nil
-}
-
-// rowLen is the length of appendRow's row, counted without rendering.
-func (sh *tableShape) rowLen(r *Row, csv bool) (int64, error) {
-	if !csv {
-		return sh.textRowLen(r)
-	}
-	n := max(len(sh.cols), 1) // the commas and the newline
-	var prev *cell
-	prevLen := 0
-	for i := range r.cells {
-		c := &r.cells[i]
-		if err := sh.check(c); err != nil {
-			return 0, err
-		}
-		if prev != nil && sh.sameText(prev, c) {
-			n += prevLen
-			prev = c
-			continue
-		}
-		k := 0
-		switch col := &sh.cols[c.col]; {
-		case c.kind == vString:
-			k = csvStringLen(c.s)
-		case c.kind == vText:
-			k = int(c.u)
-		case c.kind == vInt:
-			k = intLen(int64(c.u))
-		case c.kind == vUint && (col.Kind == Uint || col.Kind == Number):
-			k = DecimalLen(c.u)
-		default:
-			k = valueLen(col, c, true)
-		}
-		n += k
-		prev, prevLen = c, k
-	}
-	return int64(n), nil
-}
-
-// sameText reports whether CSV writes cell c as it wrote prev, the cell
-// with a value before it: the same number of the same kind in columns
-// that write it alike (strings are not compared).
-func (sh *tableShape) sameText(prev, c *cell) bool {
-	if c.kind == vString || c.kind == vText || c.u != prev.u || c.kind != prev.kind {
-		return false
-	}
-	a, b := &sh.cols[prev.col], &sh.cols[c.col]
-	return a.Kind == b.Kind && a.Digits == b.Digits
 }
 
 // textCell is the cell of column i of r, its k-th cell with a value
@@ -580,15 +454,15 @@ func (sh *tableShape) textRowLen(r *Row) (int64, error) {
 // check reports a cell whose value does not fit its column: a bug in the
 // format, which fails the read instead of writing a wrong file.
 func (sh *tableShape) check(c *cell) error {
-	if sh.accept[c.col]&(1<<c.kind) != 0 {
+	if sh.fmts[c.col].accept&(1<<c.kind) != 0 {
 		return nil
 	}
-	return sh.misfit(c) // apart, so that check is inlined
+	return sh.misfit(int(c.col), c.kind) // apart, so that check is inlined
 }
 
-func (sh *tableShape) misfit(c *cell) error {
-	col := &sh.cols[c.col]
-	return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, c.kind)
+func (sh *tableShape) misfit(i int, k valueKind) error {
+	col := &sh.cols[i]
+	return fmt.Errorf("render: column %s (%v) given a cell of kind %d", col.Name, col.Kind, k)
 }
 
 const commas = ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,"
@@ -620,10 +494,10 @@ func intLen(v int64) int {
 	return DecimalLen(uint64(v))
 }
 
-// appendValue appends the cell's text, as CSV (exact) or text (rounded)
-// writes it, without quoting or alignment; a string as text views write
-// names (AppendName: control bytes as \xNN).
-func appendValue(dst []byte, col *Column, c *cell, csv bool) []byte {
+// appendValue appends the cell's text as the text rendering writes it
+// (floats rounded to 6 significant digits), without alignment; a string
+// as text views write names (AppendName: control bytes as \xNN).
+func appendValue(dst []byte, col *Column, c *cell) []byte {
 	switch c.kind {
 	case vEmpty:
 		return dst
@@ -646,14 +520,11 @@ func appendValue(dst []byte, col *Column, c *cell, csv bool) []byte {
 			return AppendUint(dst, c.u)
 		}
 	}
-	if csv {
-		return AppendFloat(dst, c.f())
-	}
 	return AppendC(dst, c.f(), 'g')
 }
 
-// valueLen is len(appendValue(nil, col, c, csv)), counted where it can be.
-func valueLen(col *Column, c *cell, csv bool) int {
+// valueLen is len(appendValue(nil, col, c)), counted where it can be.
+func valueLen(col *Column, c *cell) int {
 	switch c.kind {
 	case vEmpty:
 		return 0
@@ -671,16 +542,30 @@ func valueLen(col *Column, c *cell, csv bool) int {
 		if c.kind == vUint {
 			return DecimalLen(c.u)
 		}
-		if csv {
-			return FloatLen(c.f())
-		}
-	case Float:
-		if csv {
-			return FloatLen(c.f())
-		}
 	}
 	var buf [40]byte
-	return len(appendValue(buf[:0], col, c, csv))
+	return len(appendValue(buf[:0], col, c))
+}
+
+// appendFloatAs appends v as a CSV cell of a column of kind writes it:
+// a percentage with 2 decimals, else the shortest decimal (AppendFloat).
+func appendFloatAs(dst []byte, kind Kind, v float64) []byte {
+	switch kind {
+	case Pct:
+		return AppendPct(dst, v)
+	case PctHalfUp:
+		return AppendPctHalfUp(dst, v)
+	}
+	return AppendFloat(dst, v)
+}
+
+// floatLenAs is len(appendFloatAs(nil, kind, v)).
+func floatLenAs(kind Kind, v float64) int {
+	if kind == Pct || kind == PctHalfUp {
+		var buf [40]byte
+		return len(appendFloatAs(buf[:0], kind, v))
+	}
+	return FloatLen(v)
 }
 
 // AppendPct appends a percentage as every view writes one: 2 decimals.
@@ -724,7 +609,7 @@ func textWidth(col *Column, c *cell) int {
 	if c.kind == vString {
 		return utf8.RuneCountInString(EscapeName(c.s))
 	}
-	return valueLen(col, c, false)
+	return valueLen(col, c)
 }
 
 // textPad is the number of blanks before (right-aligned) or after
@@ -741,7 +626,7 @@ func appendTextCell(dst []byte, i int, col *Column, c *cell, last bool) []byte {
 	if !left {
 		dst = appendBlanks(dst, pad)
 	}
-	dst = appendValue(dst, col, c, false)
+	dst = appendValue(dst, col, c)
 	if left && !last {
 		dst = appendBlanks(dst, pad)
 	}
@@ -749,7 +634,7 @@ func appendTextCell(dst []byte, i int, col *Column, c *cell, last bool) []byte {
 }
 
 func textCellLen(i int, col *Column, c *cell, last bool) int {
-	n := valueLen(col, c, false)
+	n := valueLen(col, c)
 	pad := textPad(i, col, textWidth(col, c))
 	if col.Kind == String && last {
 		pad = 0

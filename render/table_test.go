@@ -246,10 +246,25 @@ func TestTableRejectsWrongCells(t *testing.T) {
 }
 
 // BenchmarkTableCSV compares the table engine with a hand-written row
-// writer of the same columns (strconv and AppendCSVField).
+// writer of the same columns (strconv and AppendCSVField), and times the
+// engine's counting of the same rows (NextLen, a view's sizing).
 func BenchmarkTableCSV(b *testing.B) {
 	rows := samples(10000)
 	tab := sampleTable(rows, new(atomic.Int64))
+	b.Run("count", func(b *testing.B) {
+		var n int64
+		for range b.N {
+			c, _ := (&tableGen{t: tab, csv: true}).Start(nil)
+			for {
+				k, err := c.(*tableCursor).NextLen()
+				n += k
+				if err != nil {
+					break
+				}
+			}
+		}
+		b.SetBytes(n / int64(b.N))
+	})
 	b.Run("table", func(b *testing.B) {
 		var n int64
 		for range b.N {
