@@ -91,6 +91,7 @@ func newRootCommand() *cobra.Command {
 			log.SetLevel(lv)
 			viewOptions = render.Options{IndexDir: indexDir, IndexLimit: max(indexLimit, 1), WindowLimit: max(windowLimit, 1),
 				SymbolDirs: append(symbolDirs, symbols.EnvDirs()...)}
+			interchange.SpillDir = indexDir // large profile trees go beside the index, not to a /tmp in memory
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
 				if err != nil {

@@ -49,12 +49,13 @@ func (t *Tree) outermost() []bool {
 	outermost := make([]bool, t.Len())
 	onPath := make([]int32, t.strs.Len())
 	var path []int32
-	for _, n := range t.order[1:] {
-		for len(path) > 0 && len(path) >= int(t.depth[n]) {
-			onPath[t.frames.label[t.frame[path[len(path)-1]]]]--
+	for i := 1; i < t.Len(); i++ {
+		n := int32(i)
+		for len(path) > 0 && len(path) >= int(t.depthOf(n)) {
+			onPath[t.labelOf(path[len(path)-1])]--
 			path = path[:len(path)-1]
 		}
-		l := t.frames.label[t.frame[n]]
+		l := t.labelOf(n)
 		outermost[n] = onPath[l] == 0
 		onPath[l]++
 		path = append(path, n)
@@ -68,14 +69,14 @@ func (t *Tree) outermost() []bool {
 // inclusive one from the procedure's outermost contexts only.
 func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 	nm := len(t.Metrics)
-	inc := make([][]int64, nm)
+	inc := make([]*int64s, nm)
 	for m := range inc {
 		inc[m] = t.inclusive(m)
 	}
 	outermost := t.outermost()
 	index := make([]int32, t.strs.Len()) // label -> procedure+1
 	for n := int32(1); n < int32(t.Len()); n++ {
-		l := t.frames.label[t.frame[n]]
+		l := t.labelOf(n)
 		p := index[l] - 1
 		if p < 0 {
 			p = int32(len(labels))
@@ -85,7 +86,7 @@ func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 		}
 		for m := range nm {
 			if outermost[n] {
-				vals[int(p)*2*nm+2*m] += inc[m][n]
+				vals[int(p)*2*nm+2*m] += inc[m].get(int(n))
 			}
 			vals[int(p)*2*nm+2*m+1] += t.self(n, m)
 		}
@@ -99,9 +100,11 @@ func newBottomUp(t *Tree) *bottomUp {
 	var inc int64s
 	inc.grow(t.Len() * nm)
 	for m := range nm {
-		for n, v := range t.inclusive(m) {
-			inc.add(n*nm+m, v)
+		incm := t.inclusive(m)
+		for n := range t.Len() {
+			inc.add(n*nm+m, incm.get(n))
 		}
+		incm.reset(nil)
 	}
 	outermost := t.outermost()
 	b := &bottomUp{t: t}
@@ -112,7 +115,8 @@ func newBottomUp(t *Tree) *bottomUp {
 	hash := func(parent, label int32) uint64 { return mix(uint64(uint32(parent))<<32 | uint64(uint32(label))) }
 	hashOf := func(x int32) uint64 { return hash(b.parent[x], b.label[x]) }
 	node := func(parent, label int32, lv int32) int32 {
-		x, slot := index.find(hash(parent, label), func(x int32) bool { return b.parent[x] == parent && b.label[x] == label })
+		h := hash(parent, label)
+		x, slot := index.find(h, func(x int32) bool { return b.parent[x] == parent && b.label[x] == label })
 		if x >= 0 {
 			return x
 		}
@@ -121,7 +125,7 @@ func newBottomUp(t *Tree) *bottomUp {
 		b.parent = append(b.parent, parent)
 		b.level = append(b.level, lv)
 		b.vals.grow(2 * nm)
-		index.insert(slot, x, hashOf)
+		index.insert(slot, x, h, hashOf)
 		return x
 	}
 	// Level by level: cur[n] is context n's row at the level before, anc[n]
@@ -146,7 +150,7 @@ func newBottomUp(t *Tree) *bottomUp {
 			}
 			label := int32(-1)
 			if a >= 0 {
-				label = t.frames.label[t.frame[a]]
+				label = t.labelOf(a)
 			}
 			x := node(cur[n], label, lv)
 			if len(b.label) > maxBottomUpRows && lv > 0 {
@@ -174,10 +178,10 @@ func newBottomUp(t *Tree) *bottomUp {
 			switch a := anc[n]; {
 			case a < 0:
 				anc[n] = -2
-			case t.parent[a] == Root:
+			case t.parentOf(a) == Root:
 				anc[n] = -1
 			default:
-				anc[n] = t.parent[a]
+				anc[n] = t.parentOf(a)
 			}
 		}
 	}
@@ -218,11 +222,13 @@ func newBottomUp(t *Tree) *bottomUp {
 			key[x] = b.vals.get(x * 2 * nm)
 		}
 	}
+	var scratch [2][]byte
 	by := func(x, y int32) int {
 		if c := cmp.Compare(key[y], key[x]); c != 0 {
 			return c
 		}
-		return bytes.Compare(b.nameBytes(x), b.nameBytes(y))
+		scratch[0], scratch[1] = b.appendName(scratch[0][:0], x), b.appendName(scratch[1][:0], y)
+		return bytes.Compare(scratch[0], scratch[1])
 	}
 	sortKids := func(x int) []int32 {
 		k := kids[start[x]:start[x+1]]
@@ -244,14 +250,14 @@ func newBottomUp(t *Tree) *bottomUp {
 	return b
 }
 
-func (b *bottomUp) name(x int32) string { return string(b.nameBytes(x)) }
+func (b *bottomUp) name(x int32) string { return string(b.appendName(nil, x)) }
 
-// nameBytes is name(x) without copying (valid while the tree lives).
-func (b *bottomUp) nameBytes(x int32) []byte {
+// appendName appends name(x) to dst.
+func (b *bottomUp) appendName(dst []byte, x int32) []byte {
 	if b.label[x] < 0 {
-		return []byte(noCaller)
+		return append(dst, noCaller...)
 	}
-	return b.t.strs.bytes(b.label[x])
+	return b.t.strs.appendBytes(dst, b.label[x])
 }
 
 // metricColumns are the "<metric>_inc" and "<metric>_exc" columns of

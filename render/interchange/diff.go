@@ -1,7 +1,6 @@
 package interchange
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -173,14 +172,17 @@ func (d *diff) add(t *Tree, off int, sign int64) {
 	idx := metricIndex(t, d.metrics)
 	nm := len(t.Metrics)
 	ft := &t.frames
-	node := make([]int32, t.Len()) // t's node -> the diff trees' (their ids agree); -1 until made
-	for i := range node {
-		node[i] = -1
+	var node column[int32] // t's node -> the diff trees' (their ids agree); -1 until made
+	node.grow(t.Len())
+	for i := 1; i < t.Len(); i++ {
+		node.set(i, -1)
 	}
-	node[Root] = Root
+	defer node.reset(nil)
 	var up []int32
+	var str []byte
 	vals := make([]int64, nm)
-	for _, x := range t.order {
+	for i := range t.Len() {
+		x := int32(i)
 		nonzero := false
 		for m := range vals {
 			vals[m] = t.self(x, m)
@@ -196,17 +198,22 @@ func (d *diff) add(t *Tree, off int, sign int64) {
 			d.delta.Child(Root, f)
 		} else {
 			up = up[:0]
-			for y := x; node[y] < 0; y = t.parent[y] {
+			for y := x; node.get(int(y)) < 0; y = t.parentOf(y) {
 				up = append(up, y)
 			}
 			for i := len(up) - 1; i >= 0; i-- {
 				y := up[i]
-				fr := t.frame[y]
-				f := Frame{Name: t.label(y), File: string(t.strs.bytes(ft.file[fr])), Module: string(t.strs.bytes(ft.module[fr]))}
-				node[y] = d.both.Child(node[t.parent[y]], f)
-				d.delta.Child(node[t.parent[y]], f)
+				fr := int(t.frameOf(y))
+				f := Frame{Name: t.label(y)}
+				str = t.strs.appendBytes(str[:0], ft.file.get(fr))
+				f.File = string(str)
+				str = t.strs.appendBytes(str[:0], ft.module.get(fr))
+				f.Module = string(str)
+				parent := node.get(int(t.parentOf(y)))
+				node.set(int(y), d.both.Child(parent, f))
+				d.delta.Child(parent, f)
 			}
-			n = node[x]
+			n = node.get(int(x))
 		}
 		for k, i := range idx {
 			if i < 0 {
@@ -275,7 +282,8 @@ func (d *diff) proceduresTable() *render.Table {
 			}
 			return vals[int(x)*4*nm+i]
 		}
-		name := func(x int32) []byte { return t.strs.bytes(labels[x]) }
+		var scratch [2][]byte
+		name := func(x int32) string { return string(t.strs.appendBytes(nil, labels[x])) }
 		change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
 		slices.SortFunc(procs, func(x, y int32) int {
 			ax, ay := abs(change(x)), abs(change(y))
@@ -285,12 +293,12 @@ func (d *diff) proceduresTable() *render.Table {
 				}
 				return 1
 			}
-			return bytes.Compare(name(x), name(y))
+			return t.strs.compare(labels[x], labels[y], &scratch)
 		})
 		return len(procs), func() func(i, k int, row *render.Row) {
 			return func(i, k int, row *render.Row) {
 				x := procs[i]
-				row.Str(string(name(x))).Str(d.metrics[k].Name)
+				row.Str(name(x)).Str(d.metrics[k].Name)
 				addDelta(row, v(x, k, false), v(x, nm+k, false))
 				addDelta(row, v(x, k, true), v(x, nm+k, true))
 			}
@@ -310,18 +318,18 @@ func abs(v int64) int64 {
 func (d *diff) contextsTable() *render.Table {
 	return d.deltaTable([]render.Column{{Name: "path"}, {Name: "depth", Kind: render.Int}}, func() (int, func() func(i, k int, row *render.Row)) {
 		t, nm := d.both, len(d.metrics)
-		inc := make([][]int64, 2*nm)
+		inc := make([]*int64s, 2*nm)
 		for k := range inc {
 			inc[k] = t.inclusive(k)
 		}
-		return len(t.order) - 1, func() func(i, k int, row *render.Row) {
+		return t.Len() - 1, func() func(i, k int, row *render.Row) {
 			var scratch []int32
 			var stack []byte
 			return func(i, k int, row *render.Row) {
-				x := t.order[1+i]
+				x := int32(1 + i)
 				stack = t.appendStack(stack[:0], x, ';', &scratch)
-				row.Str(string(stack)).Int(int64(t.depth[x])).Str(d.metrics[k].Name)
-				addDelta(row, inc[k][x], inc[nm+k][x])
+				row.Str(string(stack)).Int(int64(t.depthOf(x))).Str(d.metrics[k].Name)
+				addDelta(row, inc[k].get(int(x)), inc[nm+k].get(int(x)))
 				addDelta(row, t.self(x, k), t.self(x, nm+k))
 			}
 		}
@@ -360,11 +368,11 @@ func (d *diff) svg(k int) []byte {
 	t, nm := d.both, len(d.metrics)
 	ia, ib := t.inclusive(k), t.inclusive(nm+k)
 	var most int64
-	for x := range ia {
-		most = max(most, abs(ib[x]-ia[x]))
+	for x := range ia.Len() {
+		most = max(most, abs(ib.get(x)-ia.get(x)))
 	}
 	fill := func(x int32) string {
-		delta := ib[x] - ia[x]
+		delta := ib.get(int(x)) - ia.get(int(x))
 		if most == 0 || delta == 0 {
 			return "rgb(255,255,255)"
 		}

@@ -42,7 +42,7 @@ func (c *foldedCursor) State() any { return c.i }
 func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 	start := len(dst)
 	for len(dst)-start < batchBytes {
-		if c.i >= len(c.t.order) {
+		if c.i >= c.t.Len() {
 			if err := c.t.Err(); err != nil {
 				return dst, err
 			}
@@ -51,7 +51,7 @@ func (c *foldedCursor) Next(dst []byte) ([]byte, error) {
 			}
 			return dst, io.EOF
 		}
-		x := c.t.order[c.i]
+		x := int32(c.i)
 		c.i++
 		v := c.t.self(x, c.m)
 		if c.b < 0 && v <= 0 {
@@ -82,12 +82,12 @@ func (t *Tree) appendStack(dst []byte, x int32, sep byte, scratch *[]int32) []by
 		return append(dst, rootLabel...)
 	}
 	path := (*scratch)[:0]
-	for y := x; y != Root; y = t.parent[y] {
+	for y := x; y != Root; y = t.parentOf(y) {
 		path = append(path, y)
 	}
 	*scratch = path
 	for i := len(path) - 1; i >= 0; i-- {
-		dst = append(dst, t.labelBytes(path[i])...)
+		dst = t.appendLabel(dst, path[i])
 		if i > 0 {
 			dst = append(dst, sep)
 		}
@@ -113,11 +113,11 @@ func (t *Tree) moveTo(c *pathCache, x int32) {
 		c.truncate(0)
 		return
 	}
-	keep := int(t.depth[x]) - 1 // the ancestors below the root
-	if keep > len(c.nodes) || (keep > 0 && c.nodes[keep-1] != t.parent[x]) {
+	keep := int(t.depthOf(x)) - 1 // the ancestors below the root
+	if keep > len(c.nodes) || (keep > 0 && c.nodes[keep-1] != t.parentOf(x)) {
 		c.truncate(0)
 		var up []int32
-		for y := t.parent[x]; y != Root; y = t.parent[y] {
+		for y := t.parentOf(x); y != Root; y = t.parentOf(y) {
 			up = append(up, y)
 		}
 		for i := len(up) - 1; i >= 0; i-- {
@@ -141,9 +141,9 @@ func (c *pathCache) push(t *Tree, y int32) {
 	if len(c.nodes) > 0 {
 		c.text = append(c.text, ';')
 	}
-	c.text = append(c.text, t.labelBytes(y)...)
+	c.text = t.appendLabel(c.text, y)
 	c.nodes = append(c.nodes, y)
-	c.frames = append(c.frames, t.frame[y])
+	c.frames = append(c.frames, t.frameOf(y))
 	c.ends = append(c.ends, len(c.text))
 }
 

@@ -4,16 +4,24 @@ import (
 	"bytes"
 	"hash/maphash"
 	"math"
+	"math/bits"
 )
 
 // idTable is an open-addressing hash index of dense int32 ids: the
 // caller keeps the keys (in its own arrays) and supplies their hashes and
-// equality, so an entry costs one int32 slot (two per id at the highest
-// load) instead of a map entry holding the key again.
+// equality, so an entry costs one 32-bit slot (two per id at the highest
+// load) instead of a map entry holding the key again. A slot keeps the
+// top bits of its key's hash above the id (the bits the id leaves free),
+// so that a lookup compares keys (which may be in a spilled column, a
+// read from disk) almost only for the key it finds.
 type idTable struct {
-	slots []int32 // id+1; 0 is empty
+	slots []uint32 // 0 is empty; else id+1 in the low bits, a tag above
+	bits  uint     // log2(len(slots)): the id's bits (ids+1 < len/2)
 	n     int
 }
+
+// tag is the top bits of h, where a slot keeps them.
+func (t *idTable) tag(h uint64) uint32 { return uint32(h>>(32+t.bits)) << t.bits }
 
 // find returns the id whose key equals the one hashed to h (eq), or -1
 // and the slot where insert puts a new id.
@@ -22,41 +30,45 @@ func (t *idTable) find(h uint64, eq func(id int32) bool) (int32, int) {
 		return -1, -1
 	}
 	mask := len(t.slots) - 1
+	tag, ids := t.tag(h), uint32(mask)
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return -1, i
 		}
-		if eq(s - 1) {
-			return s - 1, i
+		if s&^ids == tag && eq(int32(s&ids)-1) {
+			return int32(s&ids) - 1, i
 		}
 	}
 }
 
-// insert adds id at slot (from find); it grows the table when half full,
-// hashing the ids again with hash.
-func (t *idTable) insert(slot int, id int32, hash func(id int32) uint64) {
+// insert adds id, whose key hashes to h, at slot (from find); it grows
+// the table when half full, hashing the ids again with hash.
+func (t *idTable) insert(slot int, id int32, h uint64, hash func(id int32) uint64) {
 	if slot < 0 || 2*(t.n+1) > len(t.slots) {
 		t.grow(hash)
-		_, slot = t.find(hash(id), func(int32) bool { return false })
+		_, slot = t.find(h, func(int32) bool { return false })
 	}
-	t.slots[slot] = id + 1
+	t.slots[slot] = uint32(id+1) | t.tag(h)
 	t.n++
 }
 
 func (t *idTable) grow(hash func(id int32) uint64) {
-	old := t.slots
-	t.slots = make([]int32, max(64, 2*len(old)))
+	old, oldBits := t.slots, t.bits
+	t.slots = make([]uint32, max(64, 2*len(old)))
+	t.bits = uint(bits.TrailingZeros(uint(len(t.slots))))
 	mask := len(t.slots) - 1
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		i := int(hash(s-1)) & mask
+		id := int32(s&(1<<oldBits-1)) - 1
+		h := hash(id)
+		i := int(h) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = s
+		t.slots[i] = uint32(id+1) | t.tag(h)
 	}
 }
 
@@ -69,31 +81,38 @@ func mix(h uint64) uint64 {
 	return h ^ h>>31
 }
 
-// strTable interns strings into one byte blob: id i is
+// strTable interns strings into one byte column: id i is
 // blob[end[i-1]:end[i]]. Id 0 is "".
 type strTable struct {
-	seed  maphash.Seed
-	blob  []byte
-	end   []uint32
-	index idTable
+	seed    maphash.Seed
+	blob    column[uint8]
+	end     column[uint32]
+	index   idTable
+	scratch []byte // for id and hashOf, which run only while building
 }
 
-func newStrTable() strTable {
-	return strTable{seed: maphash.MakeSeed(), end: []uint32{0}}
+// init makes s hold only "".
+func (s *strTable) init() {
+	s.seed = maphash.MakeSeed()
+	s.end.append(0)
 }
 
-func (s *strTable) bytes(id int32) []byte {
+// appendBytes appends string id to dst.
+func (s *strTable) appendBytes(dst []byte, id int32) []byte {
 	lo := uint32(0)
 	if id > 0 {
-		lo = s.end[id-1]
+		lo = s.end.get(int(id - 1))
 	}
-	return s.blob[lo:s.end[id]:s.end[id]]
+	return s.blob.appendRow(dst, int(lo), int(s.end.get(int(id))-lo))
 }
 
 // Len is the number of strings.
-func (s *strTable) Len() int { return len(s.end) }
+func (s *strTable) Len() int { return s.end.Len() }
 
-func (s *strTable) hashOf(id int32) uint64 { return maphash.Bytes(s.seed, s.bytes(id)) }
+func (s *strTable) hashOf(id int32) uint64 {
+	s.scratch = s.appendBytes(s.scratch[:0], id)
+	return maphash.Bytes(s.seed, s.scratch)
+}
 
 // id interns v.
 func (s *strTable) id(v string) int32 {
@@ -101,19 +120,29 @@ func (s *strTable) id(v string) int32 {
 		return 0
 	}
 	h := maphash.String(s.seed, v)
-	id, slot := s.index.find(h, func(id int32) bool { return string(s.bytes(id)) == v })
+	id, slot := s.index.find(h, func(id int32) bool {
+		s.scratch = s.appendBytes(s.scratch[:0], id)
+		return string(s.scratch) == v
+	})
 	if id >= 0 {
 		return id
 	}
-	if len(s.blob)+len(v) > math.MaxUint32 {
+	if s.blob.Len()+len(v) > math.MaxUint32 {
 		return 0 // more than 4 GiB of distinct names: shown as [unknown]
 	}
-	id = int32(len(s.end))
-	s.blob = append(s.blob, v...)
-	s.end = append(s.end, uint32(len(s.blob)))
-	s.index.insert(slot, id, s.hashOf)
+	id = int32(s.end.Len())
+	for i := range len(v) {
+		s.blob.append(v[i])
+	}
+	s.end.append(uint32(s.blob.Len()))
+	s.index.insert(slot, id, h, s.hashOf)
 	return id
 }
 
-// compare orders two interned strings as strings.Compare does.
-func (s *strTable) compare(a, b int32) int { return bytes.Compare(s.bytes(a), s.bytes(b)) }
+// compare orders two interned strings as strings.Compare does; scratch
+// holds their bytes.
+func (s *strTable) compare(a, b int32, scratch *[2][]byte) int {
+	scratch[0] = s.appendBytes(scratch[0][:0], a)
+	scratch[1] = s.appendBytes(scratch[1][:0], b)
+	return bytes.Compare(scratch[0], scratch[1])
+}

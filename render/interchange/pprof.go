@@ -55,21 +55,22 @@ func newPprofPlan(t *Tree, comments []int32) *pprofPlan {
 	var index idTable
 	hash := func(fn int32) uint64 {
 		f := p.fnFrame[fn]
-		return mix(uint64(uint32(ft.label[f]))<<32 | uint64(uint32(ft.file[f])))
+		return mix(uint64(uint32(ft.label.get(int(f))))<<32 | uint64(uint32(ft.file.get(int(f)))))
 	}
 	for i := range int32(nf) {
-		label, file := ft.label[i], ft.file[i]
-		fn, slot := index.find(mix(uint64(uint32(label))<<32|uint64(uint32(file))), func(fn int32) bool {
+		label, file := ft.label.get(int(i)), ft.file.get(int(i))
+		h := mix(uint64(uint32(label))<<32 | uint64(uint32(file)))
+		fn, slot := index.find(h, func(fn int32) bool {
 			f := p.fnFrame[fn]
-			return ft.label[f] == label && ft.file[f] == file
+			return ft.label.get(int(f)) == label && ft.file.get(int(f)) == file
 		})
 		if fn < 0 {
 			fn = int32(len(p.fnFrame))
 			p.fnFrame = append(p.fnFrame, i)
-			index.insert(slot, fn, hash)
+			index.insert(slot, fn, h, hash)
 		}
 		p.fnOf[i] = fn
-		if mod := ft.module[i]; mod != 0 {
+		if mod := ft.module.get(int(i)); mod != 0 {
 			mp, ok := p.mapOf[mod]
 			if !ok {
 				mp = int32(len(p.mapFile))
@@ -77,15 +78,15 @@ func newPprofPlan(t *Tree, comments []int32) *pprofPlan {
 				p.mapFile = append(p.mapFile, mod)
 				p.mapFlags = append(p.mapFlags, [2]bool{})
 			}
-			p.mapFlags[mp][0] = p.mapFlags[mp][0] || ft.file[i] != 0
-			p.mapFlags[mp][1] = p.mapFlags[mp][1] || ft.line[i] != 0
+			p.mapFlags[mp][0] = p.mapFlags[mp][0] || file != 0
+			p.mapFlags[mp][1] = p.mapFlags[mp][1] || ft.line.get(int(i)) != 0
 		}
 	}
 	for m := range t.Metrics {
 		p.usedRoot = p.usedRoot || t.self(Root, m) != 0
 	}
 	p.samples = 1
-	p.locations = p.samples + len(t.order)
+	p.locations = p.samples + t.Len()
 	p.functions = p.locations + nf + 1
 	p.mappings = p.functions + len(p.fnFrame) + 1
 	p.strings = p.mappings + len(p.mapFile)
@@ -115,7 +116,7 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 			w.out.int(13, int64(c))
 		}
 	case r < p.locations:
-		x := t.order[r-p.samples]
+		x := int32(r - p.samples)
 		nm := len(t.Metrics)
 		w.vals = t.vals.row(w.vals, int(x)*nm, nm)
 		vals := w.vals
@@ -155,12 +156,12 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 			w.msg.uint(1, rootLoc)
 		} else {
 			w.sub.uint(1, uint64(p.fnOf[i])+1)
-			w.sub.int(2, ft.line[i])
+			w.sub.int(2, ft.line.get(i))
 			w.msg.uint(1, uint64(i)+1)
-			if mp, ok := p.mapOf[ft.module[i]]; ok {
+			if mp, ok := p.mapOf[ft.module.get(i)]; ok {
 				w.msg.uint(2, uint64(mp)+1)
 			}
-			w.msg.uint(3, ft.addr[i])
+			w.msg.uint(3, ft.addr.get(i))
 		}
 		w.msg.bytes(4, w.sub.b)
 		w.field(4, &w.msg)
@@ -176,15 +177,16 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 		} else {
 			f := p.fnFrame[fn]
 			w.msg.uint(1, uint64(fn)+1)
-			w.msg.int(2, int64(ft.label[f]))
+			label, name := ft.label.get(int(f)), ft.name.get(int(f))
+			w.msg.int(2, int64(label))
 			// system_name only when it differs: pprof "demangles" a system
 			// name equal to the name, cutting <...> as if it were template
 			// arguments, so HPCToolkit's "<omp barrier wait>" showed as
 			// <unknown>
-			if ft.name[f] != ft.label[f] {
-				w.msg.int(3, int64(ft.name[f]))
+			if name != label {
+				w.msg.int(3, int64(name))
 			}
-			w.msg.int(4, int64(ft.file[f]))
+			w.msg.int(4, int64(ft.file.get(int(f))))
 		}
 		w.field(5, &w.msg)
 	case r < p.strings:
@@ -197,7 +199,8 @@ func (p *pprofPlan) appendRecord(w *pbWriter, r int) {
 		w.msg.uint(9, boolInt(p.mapFlags[i][1]))
 		w.field(3, &w.msg)
 	default:
-		w.out.bytes(6, t.strs.bytes(int32(r-p.strings)))
+		w.str = t.strs.appendBytes(w.str[:0], int32(r-p.strings))
+		w.out.bytes(6, w.str)
 	}
 }
 
@@ -302,6 +305,7 @@ type pbWriter struct {
 	out, msg, sub pbuf
 	path          pathCache // of the last sample
 	vals          []int64   // of the last sample
+	str           []byte    // the last string
 }
 
 // field writes the message in m as top-level field f.

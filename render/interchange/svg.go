@@ -38,9 +38,10 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 		draw[Root] = true
 		next[Root] = padSide
 		xs[Root] = padSide
-		for _, x := range t.order[1:] {
-			p := t.parent[x]
-			inc := incl[x]
+		for i := 1; i < t.Len(); i++ {
+			x := int32(i)
+			p := t.parentOf(x)
+			inc := incl.get(int(x))
 			if !draw[p] || inc <= 0 {
 				continue
 			}
@@ -52,7 +53,7 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 				continue
 			}
 			draw[x] = true
-			maxDepth = max(maxDepth, t.depth[x])
+			maxDepth = max(maxDepth, t.depthOf(x))
 		}
 	}
 	height := padTop + int(maxDepth+1)*frameHeight + padBottom
@@ -71,13 +72,14 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 	b.WriteString(`<text id="matched" x="` + strconv.Itoa(svgWidth-padSide) + `" y="` + strconv.Itoa(height-2) + `" text-anchor="end"></text>` + "\n")
 	b.WriteString(`<g id="frames">` + "\n")
 	var scratch []int32
-	for _, x := range t.order {
+	for i := range t.Len() {
+		x := int32(i)
 		if !draw[x] {
 			continue
 		}
-		inc := incl[x]
+		inc := incl.get(int(x))
 		w := float64(inc) * inner / float64(total)
-		y := height - padBottom - int(t.depth[x]+1)*frameHeight
+		y := height - padBottom - int(t.depthOf(x)+1)*frameHeight
 		label := "all"
 		if x != Root {
 			label = t.label(x)
@@ -87,7 +89,7 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 			stack = string(t.appendStack(nil, x, ';', &scratch))
 		}
 		b.WriteString(`<g class="f" data-x="` + ftoa(xs[x]) + `" data-w="` + ftoa(w) + `" data-d="` +
-			strconv.Itoa(int(t.depth[x])) + `"><title>` + xmlEscape(label) + " (" + strconv.FormatInt(inc, 10) + " " +
+			strconv.Itoa(int(t.depthOf(x))) + `"><title>` + xmlEscape(label) + " (" + strconv.FormatInt(inc, 10) + " " +
 			xmlEscape(unit) + ", " + percent(inc, total) + ")\n" + xmlEscape(stack) + "</title>")
 		b.WriteString(`<rect x="` + ftoa(xs[x]) + `" y="` + strconv.Itoa(y) + `" width="` + ftoa(w) + `" height="` +
 			strconv.Itoa(frameHeight-1) + `" rx="2" fill="` + fill(x) + `"/>`)

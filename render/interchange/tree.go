@@ -1,6 +1,8 @@
 package interchange
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 	"strings"
 
@@ -30,42 +32,50 @@ type Metric struct {
 // Node 0 is the root above every frame. An adapter builds a Tree once per
 // source with Child and Add; the views read it concurrently after Done.
 //
-// It is kept as flat arrays (struct of arrays): per node a parent, a
+// It is kept as flat columns (struct of arrays): per node a parent, a
 // frame id and the exclusive values; per distinct frame the ids of its
-// strings, interned once into one byte blob; merge indexes are
-// open-addressing tables of ids. About 60 bytes per node and 40 per
-// distinct frame (plus its name) while building, 48 per node after Done
+// strings, interned once into one byte column; merge indexes are
+// open-addressing tables of ids. Each column moves to a file past
+// SpillValues (spill.go), so that a large tree holds in memory only its
+// merge indexes while building (dropped by Done) and the columns' page
+// caches after. In memory, about 60 bytes per node and 40 per distinct
+// frame (plus its name) while building, 48 per node after Done
 // (TestTreeBytesPerNode).
 type Tree struct {
 	Metrics []Metric
 
 	strs   strTable
 	frames frameTable
-	parent []int32
-	frame  []int32
-	vals   int64s  // node*len(Metrics)+metric, exclusive; in a file past SpillValues
+	parent column[int32]
+	frame  column[int32]
+	vals   int64s  // node*len(Metrics)+metric, exclusive
 	child  idTable // (parent, label) -> node; dropped by Done
 
 	// set by Done
-	metricStr [][2]int32 // string ids of each metric's name and unit
-	rootStr   int32      // string id of rootLabel
-	order     []int32    // preorder, siblings by label
-	depth     []int32
-	totals    []int64 // per metric, the sum of the exclusive values
+	metricStr [][2]int32    // string ids of each metric's name and unit
+	rootStr   int32         // string id of rootLabel
+	depth     column[int32] // per node
+	totals    []int64       // per metric, the sum of the exclusive values
 }
 
 // frameTable holds the distinct frames by string ids.
 type frameTable struct {
-	name, label, file, module []int32
-	line                      []int64
-	addr                      []uint64
+	name, label, file, module column[int32]
+	line                      column[int64]
+	addr                      column[uint64]
 	index                     idTable
 }
 
-func (f *frameTable) Len() int { return len(f.name) }
+func (f *frameTable) Len() int { return f.name.Len() }
 
 func (f *frameTable) hashOf(i int32) uint64 {
-	return frameHash(f.name[i], f.file[i], f.module[i], f.line[i], f.addr[i])
+	return frameHash(f.name.get(int(i)), f.file.get(int(i)), f.module.get(int(i)), f.line.get(int(i)), f.addr.get(int(i)))
+}
+
+// eq says whether frame i has these fields.
+func (f *frameTable) eq(i, name, file, module int32, line int64, addr uint64) bool {
+	j := int(i)
+	return f.name.get(j) == name && f.file.get(j) == file && f.module.get(j) == module && f.line.get(j) == line && f.addr.get(j) == addr
 }
 
 func frameHash(name, file, module int32, line int64, addr uint64) uint64 {
@@ -77,7 +87,10 @@ func frameHash(name, file, module int32, line int64, addr uint64) uint64 {
 
 // NewTree returns a tree holding only its root.
 func NewTree(metrics []Metric) *Tree {
-	t := &Tree{Metrics: metrics, strs: newStrTable(), parent: []int32{-1}, frame: []int32{-1}}
+	t := &Tree{Metrics: metrics}
+	t.strs.init()
+	t.parent.append(-1)
+	t.frame.append(-1)
 	t.vals.grow(len(metrics))
 	return t
 }
@@ -90,24 +103,38 @@ func (t *Tree) frameID(f Frame) int32 {
 	ft := &t.frames
 	name, file, module := t.strs.id(f.Name), t.strs.id(f.File), t.strs.id(f.Module)
 	h := frameHash(name, file, module, f.Line, f.Addr)
-	id, slot := ft.index.find(h, func(i int32) bool {
-		return ft.name[i] == name && ft.file[i] == file && ft.module[i] == module && ft.line[i] == f.Line && ft.addr[i] == f.Addr
-	})
+	id, slot := ft.index.find(h, func(i int32) bool { return ft.eq(i, name, file, module, f.Line, f.Addr) })
 	if id >= 0 {
 		return id
 	}
 	id = int32(ft.Len())
-	ft.name = append(ft.name, name)
-	ft.label = append(ft.label, t.strs.id(FrameLabel(f)))
-	ft.file = append(ft.file, file)
-	ft.module = append(ft.module, module)
-	ft.line = append(ft.line, f.Line)
-	ft.addr = append(ft.addr, f.Addr)
-	ft.index.insert(slot, id, ft.hashOf)
+	label := name
+	if l := FrameLabel(f); l != f.Name {
+		label = t.strs.id(l)
+	}
+	ft.name.append(name)
+	ft.label.append(label)
+	ft.file.append(file)
+	ft.module.append(module)
+	ft.line.append(f.Line)
+	ft.addr.append(f.Addr)
+	ft.index.insert(slot, id, h, ft.hashOf)
 	return id
 }
 
-func (t *Tree) childHash(n int32) uint64 { return childHash(t.parent[n], t.frames.label[t.frame[n]]) }
+// parentOf is node n's parent (-1 for the root).
+func (t *Tree) parentOf(n int32) int32 { return t.parent.get(int(n)) }
+
+// frameOf is node n's frame (-1 for the root).
+func (t *Tree) frameOf(n int32) int32 { return t.frame.get(int(n)) }
+
+// labelOf is the string id of node n's label (not for the root).
+func (t *Tree) labelOf(n int32) int32 { return t.frames.label.get(int(t.frameOf(n))) }
+
+// depthOf is node n's depth, 0 for the root; after Done.
+func (t *Tree) depthOf(n int32) int32 { return t.depth.get(int(n)) }
+
+func (t *Tree) childHash(n int32) uint64 { return childHash(t.parentOf(n), t.labelOf(n)) }
 
 func childHash(parent, label int32) uint64 {
 	return mix(uint64(uint32(parent))<<32 | uint64(uint32(label)))
@@ -116,18 +143,19 @@ func childHash(parent, label int32) uint64 {
 // Child returns the child of parent for frame f, adding it if needed.
 func (t *Tree) Child(parent int32, f Frame) int32 {
 	fi := t.frameID(f)
-	label := t.frames.label[fi]
-	n, slot := t.child.find(childHash(parent, label), func(n int32) bool {
-		return t.parent[n] == parent && t.frames.label[t.frame[n]] == label
+	label := t.frames.label.get(int(fi))
+	h := childHash(parent, label)
+	n, slot := t.child.find(h, func(n int32) bool {
+		return t.parentOf(n) == parent && t.labelOf(n) == label
 	})
 	if n >= 0 {
 		return n
 	}
-	n = int32(len(t.parent))
-	t.parent = append(t.parent, parent)
-	t.frame = append(t.frame, fi)
+	n = int32(t.parent.Len())
+	t.parent.append(parent)
+	t.frame.append(fi)
 	t.vals.grow(len(t.Metrics))
-	t.child.insert(slot, n, t.childHash)
+	t.child.insert(slot, n, h, t.childHash)
 	return n
 }
 
@@ -152,42 +180,92 @@ func (t *Tree) Done() {
 	}
 	t.rootStr = t.strs.id(rootLabel)
 	t.child, t.frames.index, t.strs.index = idTable{}, idTable{}, idTable{}
-	n := len(t.parent)
+	n := t.Len()
 	nm := len(t.Metrics)
 	// Children of each node, sorted by label (compressed rows: kids of
-	// x are kids[start[x]:start[x+1]]).
-	start := make([]int32, n+1)
+	// x are kids[start[x]:start[x+1]]), in columns that spill as the
+	// tree's do.
+	var start, fill, kids column[int32]
+	start.grow(n + 1)
 	for i := 1; i < n; i++ {
-		start[t.parent[i]+1]++
+		start.add(int(t.parentOf(int32(i)))+1, 1)
 	}
 	for i := 1; i <= n; i++ {
-		start[i] += start[i-1]
+		start.add(i, start.get(i-1))
 	}
-	kids := make([]int32, n)
-	fill := slices.Clone(start[:n])
+	fill.grow(n)
+	var buf []int32
+	for lo := 0; lo < n; lo += spillPage {
+		buf = start.row(buf, lo, min(n, lo+spillPage)-lo)
+		fill.setRow(lo, buf)
+	}
+	kids.grow(n)
 	for i := 1; i < n; i++ {
-		p := t.parent[i]
-		kids[fill[p]] = int32(i)
-		fill[p]++
+		p := int(t.parentOf(int32(i)))
+		kids.set(int(fill.get(p)), int32(i))
+		fill.add(p, 1)
 	}
-	for x := range n {
-		slices.SortFunc(kids[start[x]:start[x+1]], func(a, b int32) int {
-			return t.strs.compare(t.frames.label[t.frame[a]], t.frames.label[t.frame[b]])
-		})
+	fill.reset(nil)
+	// the kids of one node with their labels' bytes (read once: the
+	// strings may be in a file)
+	var labels []byte
+	var ends []int
+	var idx []int
+	var out []int32
+	label := func(i int) []byte {
+		lo := 0
+		if i > 0 {
+			lo = ends[i-1]
+		}
+		return labels[lo:ends[i]]
 	}
-	t.order = make([]int32, 0, n)
-	t.depth = make([]int32, n)
-	stack := []int32{Root}
+	sorted := func(x int32) []int32 {
+		lo, hi := int(start.get(int(x))), int(start.get(int(x)+1))
+		buf = kids.row(buf, lo, hi-lo)
+		if len(buf) < 2 {
+			return buf
+		}
+		labels, ends, idx = labels[:0], ends[:0], idx[:0]
+		for i, k := range buf {
+			labels = t.appendLabel(labels, k)
+			ends = append(ends, len(labels))
+			idx = append(idx, i)
+		}
+		slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(label(a), label(b)) })
+		out = out[:0]
+		for _, i := range idx {
+			out = append(out, buf[i])
+		}
+		return out
+	}
+	// Renumber the nodes in that preorder, so that the views, which walk
+	// it, read every column in order (from the page cache, when in a
+	// file) and need no order column.
+	type onStack struct{ x, parent, depth int32 }
+	var parent, frame column[int32]
+	var vals int64s
+	var row []int64
+	stack := []onStack{{Root, -1, 0}}
 	for len(stack) > 0 {
-		x := stack[len(stack)-1]
+		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		t.order = append(t.order, x)
-		k := kids[start[x]:start[x+1]]
-		for i := len(k) - 1; i >= 0; i-- {
-			t.depth[k[i]] = t.depth[x] + 1
-			stack = append(stack, k[i])
+		i := int32(parent.Len())
+		parent.append(e.parent)
+		frame.append(t.frameOf(e.x))
+		t.depth.append(e.depth)
+		row = t.vals.row(row, int(e.x)*nm, nm)
+		vals.grow(nm)
+		vals.setRow(int(i)*nm, row)
+		k := sorted(e.x)
+		for j := len(k) - 1; j >= 0; j-- {
+			stack = append(stack, onStack{k[j], i, e.depth + 1})
 		}
 	}
+	t.parent.take(&parent)
+	t.frame.take(&frame)
+	t.vals.take(&vals)
+	start.reset(nil)
+	kids.reset(nil)
 	t.totals = make([]int64, nm)
 	t.eachRows(func(_ int, vals []int64) {
 		for m, v := range vals {
@@ -197,7 +275,7 @@ func (t *Tree) Done() {
 }
 
 // Len is the number of nodes, the root included.
-func (t *Tree) Len() int { return len(t.parent) }
+func (t *Tree) Len() int { return t.parent.Len() }
 
 // Total is the root's inclusive value of metric m: the sum of all
 // exclusive values.
@@ -205,17 +283,24 @@ func (t *Tree) Total(m int) int64 { return t.totals[m] }
 
 func (t *Tree) self(n int32, m int) int64 { return t.vals.get(int(n)*len(t.Metrics) + m) }
 
-// Err is the first failure of the file the tree's values moved to (see
+// Err is the first failure of the files the tree's columns moved to (see
 // SpillValues); values read as 0 after it, so a view that saw one fails.
-func (t *Tree) Err() error { return t.vals.Err() }
+func (t *Tree) Err() error {
+	ft := &t.frames
+	return errors.Join(t.vals.Err(), t.parent.Err(), t.frame.Err(), t.depth.Err(),
+		ft.name.Err(), ft.label.Err(), ft.file.Err(), ft.module.Err(), ft.line.Err(), ft.addr.Err(),
+		t.strs.blob.Err(), t.strs.end.Err())
+}
 
-// inclusive is the inclusive value of metric m of every node.
-func (t *Tree) inclusive(m int) []int64 {
-	inc := make([]int64, t.Len())
-	t.eachRows(func(i int, vals []int64) { inc[i] = vals[m] })
-	for i := len(t.order) - 1; i > 0; i-- {
-		x := t.order[i]
-		inc[t.parent[x]] += inc[x]
+// inclusive is the inclusive value of metric m of every node, in a
+// column that spills as the tree's do.
+func (t *Tree) inclusive(m int) *int64s {
+	inc := new(int64s)
+	inc.grow(t.Len())
+	t.eachRows(func(i int, vals []int64) { inc.set(i, vals[m]) })
+	for i := t.Len() - 1; i > 0; i-- {
+		x := int32(i)
+		inc.add(int(t.parentOf(x)), inc.get(int(x)))
 	}
 	return inc
 }
@@ -238,12 +323,12 @@ func (t *Tree) eachRows(fn func(n int, vals []int64)) {
 	}
 }
 
-// labelBytes is label(n) without copying (valid while t lives).
-func (t *Tree) labelBytes(n int32) []byte {
+// appendLabel appends label(n) to dst.
+func (t *Tree) appendLabel(dst []byte, n int32) []byte {
 	if n == Root {
-		return []byte(rootLabel)
+		return append(dst, rootLabel...)
 	}
-	return t.strs.bytes(t.frames.label[t.frame[n]])
+	return t.strs.appendBytes(dst, t.labelOf(n))
 }
 
 const rootLabel = "[unattributed]"
@@ -251,7 +336,7 @@ const rootLabel = "[unattributed]"
 // label is the name a frame shows in folded stacks and flame graphs: the
 // function, with the module when the name is an address, never empty and
 // without the characters that would break a folded line.
-func (t *Tree) label(n int32) string { return string(t.labelBytes(n)) }
+func (t *Tree) label(n int32) string { return string(t.appendLabel(nil, n)) }
 
 // FrameLabel is the text shown for f in folded stacks and flame graphs:
 // its name, [unknown] when empty, written as every text view writes names
