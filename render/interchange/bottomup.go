@@ -45,8 +45,9 @@ const maxBottomUpRows = 1 << 19
 // outermost is, per node, whether no ancestor of it has its label
 // (a preorder walk with the count of each label, a string id, on the
 // path).
-func (t *Tree) outermost() []bool {
-	outermost := make([]bool, t.Len())
+func (t *Tree) outermost() *column[uint8] {
+	outermost := new(column[uint8])
+	outermost.grow(t.Len())
 	onPath := make([]int32, t.strs.Len())
 	var path []int32
 	for i := 1; i < t.Len(); i++ {
@@ -56,7 +57,9 @@ func (t *Tree) outermost() []bool {
 			path = path[:len(path)-1]
 		}
 		l := t.labelOf(n)
-		outermost[n] = onPath[l] == 0
+		if onPath[l] == 0 {
+			outermost.set(int(n), 1)
+		}
 		onPath[l]++
 		path = append(path, n)
 	}
@@ -74,6 +77,12 @@ func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 		inc[m] = t.inclusive(m)
 	}
 	outermost := t.outermost()
+	defer func() {
+		for _, c := range inc {
+			c.reset(nil)
+		}
+		outermost.reset(nil)
+	}()
 	index := make([]int32, t.strs.Len()) // label -> procedure+1
 	for n := int32(1); n < int32(t.Len()); n++ {
 		l := t.labelOf(n)
@@ -85,7 +94,7 @@ func procedureTotals(t *Tree) (labels []int32, vals []int64) {
 			vals = append(vals, make([]int64, 2*nm)...)
 		}
 		for m := range nm {
-			if outermost[n] {
+			if outermost.get(int(n)) == 1 {
 				vals[int(p)*2*nm+2*m] += inc[m].get(int(n))
 			}
 			vals[int(p)*2*nm+2*m+1] += t.self(n, m)
@@ -131,34 +140,34 @@ func newBottomUp(t *Tree) *bottomUp {
 	// Level by level: cur[n] is context n's row at the level before, anc[n]
 	// the caller that level adds (-1: the top of the tree was reached, -2:
 	// nothing more). A level that would pass maxBottomUpRows is left out.
-	cur := make([]int32, t.Len())
-	anc := make([]int32, t.Len())
-	for n := range anc {
-		anc[n] = int32(n)
-		cur[n] = -1
+	// In columns that spill as the tree's do (next[n-1] is n's).
+	var cur, anc, next column[int32]
+	for n := range int32(t.Len()) {
+		anc.append(n)
+		cur.append(-1)
 	}
-	anc[Root] = -2
-	next := make([]int32, 0, t.Len())
+	anc.set(int(Root), -2)
 	for lv := int32(0); lv <= BottomUpLevels; lv++ {
 		before := len(b.label)
-		next = next[:0]
+		next.truncate(0)
 		for n := int32(1); n < int32(t.Len()); n++ {
-			a := anc[n]
+			a := anc.get(int(n))
 			if a == -2 {
-				next = append(next, -1)
+				next.append(-1)
 				continue
 			}
 			label := int32(-1)
 			if a >= 0 {
 				label = t.labelOf(a)
 			}
-			x := node(cur[n], label, lv)
+			x := node(cur.get(int(n)), label, lv)
 			if len(b.label) > maxBottomUpRows && lv > 0 {
 				break
 			}
-			next = append(next, x)
+			next.append(x)
+			out := outermost.get(int(n)) == 1
 			for m := range nm {
-				if outermost[n] {
+				if out {
 					b.vals.add(int(x)*2*nm+2*m, inc.get(int(n)*nm+m))
 				}
 				b.vals.add(int(x)*2*nm+2*m+1, t.self(n, m))
@@ -173,22 +182,27 @@ func newBottomUp(t *Tree) *bottomUp {
 		if len(b.label) == before {
 			break
 		}
-		for n := int32(1); n < int32(t.Len()); n++ {
-			cur[n] = next[n-1]
-			switch a := anc[n]; {
+		for n := 1; n < t.Len(); n++ {
+			cur.set(n, next.get(n-1))
+			switch a := anc.get(n); {
 			case a < 0:
-				anc[n] = -2
+				anc.set(n, -2)
 			case t.parentOf(a) == Root:
-				anc[n] = -1
+				anc.set(n, -1)
 			default:
-				anc[n] = t.parentOf(a)
+				anc.set(n, t.parentOf(a))
 			}
 		}
 	}
-	if err := inc.Err(); err != nil {
+	if err := errors.Join(inc.Err(), outermost.Err(), cur.Err(), anc.Err(), next.Err()); err != nil {
 		b.vals.fail(err)
 	}
-	index, inc, outermost, cur, anc, next = idTable{}, int64s{}, nil, nil, nil, nil
+	index = idTable{}
+	inc.reset(nil)
+	outermost.reset(nil)
+	cur.reset(nil)
+	anc.reset(nil)
+	next.reset(nil)
 	b.label, b.parent, b.level = slices.Clip(b.label), slices.Clip(b.parent), slices.Clip(b.level)
 	// preorder with siblings by the first metric's inclusive value; the
 	// children of x are kids[start[x]:start[x+1]] in the order they were
@@ -222,17 +236,20 @@ func newBottomUp(t *Tree) *bottomUp {
 			key[x] = b.vals.get(x * 2 * nm)
 		}
 	}
-	var scratch [2][]byte
-	by := func(x, y int32) int {
-		if c := cmp.Compare(key[y], key[x]); c != 0 {
-			return c
-		}
-		scratch[0], scratch[1] = b.appendName(scratch[0][:0], x), b.appendName(scratch[1][:0], y)
-		return bytes.Compare(scratch[0], scratch[1])
-	}
+	// by decreasing key, then by name: the names of each run of equal
+	// keys are read once (they may be in a file), not per comparison
+	var byName byBytes
 	sortKids := func(x int) []int32 {
 		k := kids[start[x]:start[x+1]]
-		slices.SortFunc(k, by)
+		slices.SortFunc(k, func(x, y int32) int { return cmp.Compare(key[y], key[x]) })
+		for lo := 0; lo < len(k); {
+			hi := lo + 1
+			for hi < len(k) && key[k[hi]] == key[k[lo]] {
+				hi++
+			}
+			byName.sort(k[lo:hi], b.appendName)
+			lo = hi
+		}
 		return k
 	}
 	stack := slices.Clone(sortKids(nb))

@@ -129,7 +129,7 @@ func TestBottomUpAddsUp(t *testing.T) {
 }
 
 // TestSpilledCorpusViews: on every corpus case of every profile format,
-// the profile views with the tree's values in a file (SpillValues 64)
+// the profile views with the tree's columns in files (SpillValues 64)
 // are byte for byte those made in memory.
 func TestSpilledCorpusViews(t *testing.T) {
 	read := func(spill int) map[string][]byte {

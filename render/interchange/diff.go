@@ -367,6 +367,8 @@ func (d *diff) bothTree() (*Tree, error) {
 func (d *diff) svg(k int) []byte {
 	t, nm := d.both, len(d.metrics)
 	ia, ib := t.inclusive(k), t.inclusive(nm+k)
+	defer ia.reset(nil)
+	defer ib.reset(nil)
 	var most int64
 	for x := range ia.Len() {
 		most = max(most, abs(ib.get(x)-ia.get(x)))

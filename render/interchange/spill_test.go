@@ -20,14 +20,23 @@ func spillAt(t *testing.T, n int) {
 	t.Cleanup(func() { SpillValues, spillPages = old, pages })
 }
 
-// TestInt64sSpill: an int64s past SpillValues holds what a slice would
-// through random growth, adds, reads, rows and a truncation, with far
-// more values than its page cache holds.
-func TestInt64sSpill(t *testing.T) {
+// TestColumnSpill: a column past SpillValues holds what a slice would
+// through random growth, appends, sets, adds, reads, rows and a
+// truncation, with far more values than its page cache holds, for each
+// width of value (int64 values, int32 ids, uint32 offsets, bytes).
+func TestColumnSpill(t *testing.T) {
+	t.Run("int64", func(t *testing.T) { testColumnSpill(t, func(r *rand.Rand) int64 { return r.Int64N(1<<40) - 1<<39 }) })
+	t.Run("int32", func(t *testing.T) { testColumnSpill(t, func(r *rand.Rand) int32 { return r.Int32() - 1<<30 }) })
+	t.Run("uint32", func(t *testing.T) { testColumnSpill(t, func(r *rand.Rand) uint32 { return r.Uint32() }) })
+	t.Run("uint64", func(t *testing.T) { testColumnSpill(t, func(r *rand.Rand) uint64 { return r.Uint64() }) })
+	t.Run("uint8", func(t *testing.T) { testColumnSpill(t, func(r *rand.Rand) uint8 { return uint8(r.Uint32()) }) })
+}
+
+func testColumnSpill[T word](t *testing.T, random func(*rand.Rand) T) {
 	spillAt(t, 1000)
 	r := rand.New(rand.NewPCG(7, 8))
-	var a int64s
-	var want []int64
+	var a column[T]
+	var want []T
 	check := func(what string) {
 		t.Helper()
 		if a.Len() != len(want) {
@@ -40,14 +49,21 @@ func TestInt64sSpill(t *testing.T) {
 			}
 		}
 	}
-	for len(want) < 3*spillPage*spillPages {
+	per := spillPageBytes / width[T]()
+	for len(want) < 3*per*spillPages {
 		k := 1 + r.IntN(9)
 		a.grow(k)
-		want = append(want, make([]int64, k)...)
+		want = append(want, make([]T, k)...)
+		v := random(r)
+		a.append(v)
+		want = append(want, v)
 		for range 3 {
-			i, v := r.IntN(len(want)), r.Int64N(1<<40)-1<<39
+			i, v := r.IntN(len(want)), random(r)
 			a.add(i, v)
 			want[i] += v
+			j, w := r.IntN(len(want)), random(r)
+			a.set(j, w)
+			want[j] = w
 		}
 	}
 	if a.f == nil {
@@ -58,20 +74,23 @@ func TestInt64sSpill(t *testing.T) {
 	if !slices.Equal(row, want[5000:5017]) {
 		t.Fatalf("row %v, want %v", row, want[5000:5017])
 	}
+	a.setRow(4000, row)
+	copy(want[4000:], row)
+	check("row written")
 	cut := len(want)/2 + 3
 	a.truncate(cut)
 	want = want[:cut]
 	check("truncated")
-	a.grow(spillPage)
-	want = append(want, make([]int64, spillPage)...)
+	a.grow(per)
+	want = append(want, make([]T, per)...)
 	check("grown again (zeros past the cut)")
 	if err := a.Err(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestSpilledViewsIdentical: the profile views of a tree whose values
-// (and bottom-up's) moved to a file are byte for byte those of the same
+// TestSpilledViewsIdentical: the profile views of a tree whose columns
+// (and bottom-up's) moved to files are byte for byte those of the same
 // tree in memory.
 func TestSpilledViewsIdentical(t *testing.T) {
 	views := func() map[string][]byte {
@@ -81,7 +100,7 @@ func TestSpilledViewsIdentical(t *testing.T) {
 		root := vfs.NewDir()
 		p.AddViews(root)
 		out := readTree(t, vfs.NewFS(root, time.Unix(1700000000, 0)))
-		if spilled := tr.vals.f != nil; spilled != (SpillValues > 0) {
+		if spilled := tr.vals.f != nil && tr.parent.f != nil && tr.strs.blob.f != nil; spilled != (SpillValues > 0) {
 			t.Fatalf("spilled %v with SpillValues %d", spilled, SpillValues)
 		}
 		return out

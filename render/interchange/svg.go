@@ -30,32 +30,42 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 	inner := float64(svgWidth - 2*padSide)
 	n := t.Len()
 	incl := t.inclusive(m)
-	draw := make([]bool, n)
-	xs := make([]float64, n)   // left edge in px
-	next := make([]float64, n) // left edge of a node's next child
-	maxDepth := int32(0)
-	if total > 0 {
-		draw[Root] = true
-		next[Root] = padSide
-		xs[Root] = padSide
-		for i := 1; i < t.Len(); i++ {
-			x := int32(i)
-			p := t.parentOf(x)
+	defer incl.reset(nil)
+	// walk calls fn with each node drawn, in preorder, its left edge and
+	// width in px. What a node's children need of their parent (its
+	// next child's left edge, whether it is drawn) is kept on the path
+	// from the root, not per node.
+	type onPath struct {
+		next float64
+		draw bool
+	}
+	var path []onPath
+	walk := func(fn func(x int32, left, w float64)) {
+		if total <= 0 {
+			return
+		}
+		path = append(path[:0], onPath{padSide, true})
+		fn(Root, padSide, float64(incl.get(int(Root)))*inner/float64(total))
+		for x := int32(1); x < int32(n); x++ {
+			d := t.depthOf(x)
+			path = path[:d]
+			p := &path[d-1]
 			inc := incl.get(int(x))
-			if !draw[p] || inc <= 0 {
+			if !p.draw || inc <= 0 {
+				path = append(path, onPath{})
 				continue
 			}
 			w := float64(inc) * inner / float64(total)
-			xs[x] = next[p]
-			next[p] += w
-			next[x] = xs[x]
-			if w < minWidthPx {
-				continue
+			left := p.next
+			p.next += w
+			path = append(path, onPath{left, w >= minWidthPx})
+			if w >= minWidthPx {
+				fn(x, left, w)
 			}
-			draw[x] = true
-			maxDepth = max(maxDepth, t.depthOf(x))
 		}
 	}
+	maxDepth := int32(0)
+	walk(func(x int32, _, _ float64) { maxDepth = max(maxDepth, t.depthOf(x)) })
 	height := padTop + int(maxDepth+1)*frameHeight + padBottom
 	unit := t.Metrics[m].Unit
 	var b strings.Builder
@@ -72,13 +82,8 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 	b.WriteString(`<text id="matched" x="` + strconv.Itoa(svgWidth-padSide) + `" y="` + strconv.Itoa(height-2) + `" text-anchor="end"></text>` + "\n")
 	b.WriteString(`<g id="frames">` + "\n")
 	var scratch []int32
-	for i := range t.Len() {
-		x := int32(i)
-		if !draw[x] {
-			continue
-		}
+	walk(func(x int32, left, w float64) {
 		inc := incl.get(int(x))
-		w := float64(inc) * inner / float64(total)
 		y := height - padBottom - int(t.depthOf(x)+1)*frameHeight
 		label := "all"
 		if x != Root {
@@ -88,14 +93,14 @@ func svgDraw(t *Tree, m int, title string, fill func(x int32) string) []byte {
 		if x != Root {
 			stack = string(t.appendStack(nil, x, ';', &scratch))
 		}
-		b.WriteString(`<g class="f" data-x="` + ftoa(xs[x]) + `" data-w="` + ftoa(w) + `" data-d="` +
+		b.WriteString(`<g class="f" data-x="` + ftoa(left) + `" data-w="` + ftoa(w) + `" data-d="` +
 			strconv.Itoa(int(t.depthOf(x))) + `"><title>` + xmlEscape(label) + " (" + strconv.FormatInt(inc, 10) + " " +
 			xmlEscape(unit) + ", " + percent(inc, total) + ")\n" + xmlEscape(stack) + "</title>")
-		b.WriteString(`<rect x="` + ftoa(xs[x]) + `" y="` + strconv.Itoa(y) + `" width="` + ftoa(w) + `" height="` +
+		b.WriteString(`<rect x="` + ftoa(left) + `" y="` + strconv.Itoa(y) + `" width="` + ftoa(w) + `" height="` +
 			strconv.Itoa(frameHeight-1) + `" rx="2" fill="` + fill(x) + `"/>`)
-		b.WriteString(`<text x="` + ftoa(xs[x]+3) + `" y="` + strconv.Itoa(y+frameHeight-4) + `">` +
+		b.WriteString(`<text x="` + ftoa(left+3) + `" y="` + strconv.Itoa(y+frameHeight-4) + `">` +
 			xmlEscape(fit(label, w)) + "</text></g>\n")
-	}
+	})
 	b.WriteString("</g>\n<script><![CDATA[\n" + svgScript + "]]></script>\n</svg>\n")
 	return []byte(b.String())
 }

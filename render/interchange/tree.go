@@ -206,37 +206,12 @@ func (t *Tree) Done() {
 		fill.add(p, 1)
 	}
 	fill.reset(nil)
-	// the kids of one node with their labels' bytes (read once: the
-	// strings may be in a file)
-	var labels []byte
-	var ends []int
-	var idx []int
-	var out []int32
-	label := func(i int) []byte {
-		lo := 0
-		if i > 0 {
-			lo = ends[i-1]
-		}
-		return labels[lo:ends[i]]
-	}
+	var by byBytes
 	sorted := func(x int32) []int32 {
 		lo, hi := int(start.get(int(x))), int(start.get(int(x)+1))
 		buf = kids.row(buf, lo, hi-lo)
-		if len(buf) < 2 {
-			return buf
-		}
-		labels, ends, idx = labels[:0], ends[:0], idx[:0]
-		for i, k := range buf {
-			labels = t.appendLabel(labels, k)
-			ends = append(ends, len(labels))
-			idx = append(idx, i)
-		}
-		slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(label(a), label(b)) })
-		out = out[:0]
-		for _, i := range idx {
-			out = append(out, buf[i])
-		}
-		return out
+		by.sort(buf, t.appendLabel)
+		return buf
 	}
 	// Renumber the nodes in that preorder, so that the views, which walk
 	// it, read every column in order (from the page cache, when in a
@@ -348,4 +323,40 @@ func FrameLabel(f Frame) string {
 		s = "[unknown]"
 	}
 	return strings.ReplaceAll(render.EscapeName(s), ";", ":")
+}
+
+// byBytes sorts ids by the bytes of each (appendKey), read once per id
+// rather than once per comparison (they may be in a file); it keeps its
+// scratch between sorts.
+type byBytes struct {
+	text []byte
+	ends []int
+	idx  []int
+	out  []int32
+}
+
+func (s *byBytes) key(i int) []byte {
+	lo := 0
+	if i > 0 {
+		lo = s.ends[i-1]
+	}
+	return s.text[lo:s.ends[i]]
+}
+
+// sort sorts ids in place (stable).
+func (s *byBytes) sort(ids []int32, appendKey func(dst []byte, id int32) []byte) {
+	if len(ids) < 2 {
+		return
+	}
+	s.text, s.ends, s.idx, s.out = s.text[:0], s.ends[:0], s.idx[:0], s.out[:0]
+	for i, id := range ids {
+		s.text = appendKey(s.text, id)
+		s.ends = append(s.ends, len(s.text))
+		s.idx = append(s.idx, i)
+	}
+	slices.SortStableFunc(s.idx, func(a, b int) int { return bytes.Compare(s.key(a), s.key(b)) })
+	for _, i := range s.idx {
+		s.out = append(s.out, ids[i])
+	}
+	copy(ids, s.out)
 }
