@@ -242,14 +242,7 @@ func newBottomUp(t *Tree) *bottomUp {
 	sortKids := func(x int) []int32 {
 		k := kids[start[x]:start[x+1]]
 		slices.SortFunc(k, func(x, y int32) int { return cmp.Compare(key[y], key[x]) })
-		for lo := 0; lo < len(k); {
-			hi := lo + 1
-			for hi < len(k) && key[k[hi]] == key[k[lo]] {
-				hi++
-			}
-			byName.sort(k[lo:hi], b.appendName)
-			lo = hi
-		}
+		byName.sortRuns(k, func(x, y int32) bool { return key[x] == key[y] }, b.appendName)
 		return k
 	}
 	stack := slices.Clone(sortKids(nb))

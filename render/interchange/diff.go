@@ -1,6 +1,7 @@
 package interchange
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -282,19 +283,14 @@ func (d *diff) proceduresTable() *render.Table {
 			}
 			return vals[int(x)*4*nm+i]
 		}
-		var scratch [2][]byte
-		name := func(x int32) string { return string(t.strs.appendBytes(nil, labels[x])) }
-		change := func(x int32) int64 { return v(x, nm, false) - v(x, 0, false) }
-		slices.SortFunc(procs, func(x, y int32) int {
-			ax, ay := abs(change(x)), abs(change(y))
-			if ax != ay {
-				if ax > ay {
-					return -1
-				}
-				return 1
-			}
-			return t.strs.compare(labels[x], labels[y], &scratch)
-		})
+		appendName := func(dst []byte, x int32) []byte { return t.strs.appendBytes(dst, labels[x]) }
+		name := func(x int32) string { return string(appendName(nil, x)) }
+		change := func(x int32) int64 { return abs(v(x, nm, false) - v(x, 0, false)) }
+		// by decreasing change, then by name (each run of equal changes
+		// read once: the names may be in a file)
+		slices.SortFunc(procs, func(x, y int32) int { return cmp.Compare(change(y), change(x)) })
+		var byName byBytes
+		byName.sortRuns(procs, func(x, y int32) bool { return change(x) == change(y) }, appendName)
 		return len(procs), func() func(i, k int, row *render.Row) {
 			return func(i, k int, row *render.Row) {
 				x := procs[i]

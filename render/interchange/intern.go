@@ -1,7 +1,6 @@
 package interchange
 
 import (
-	"bytes"
 	"hash/maphash"
 	"math"
 	"math/bits"
@@ -137,12 +136,4 @@ func (s *strTable) id(v string) int32 {
 	s.end.append(uint32(s.blob.Len()))
 	s.index.insert(slot, id, h, s.hashOf)
 	return id
-}
-
-// compare orders two interned strings as strings.Compare does; scratch
-// holds their bytes.
-func (s *strTable) compare(a, b int32, scratch *[2][]byte) int {
-	scratch[0] = s.appendBytes(scratch[0][:0], a)
-	scratch[1] = s.appendBytes(scratch[1][:0], b)
-	return bytes.Compare(scratch[0], scratch[1])
 }

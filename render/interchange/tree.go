@@ -360,3 +360,16 @@ func (s *byBytes) sort(ids []int32, appendKey func(dst []byte, id int32) []byte)
 	}
 	copy(ids, s.out)
 }
+
+// sortRuns sorts each run of ids that same says are equal (ids already
+// sorted by what same compares) by their bytes.
+func (s *byBytes) sortRuns(ids []int32, same func(a, b int32) bool, appendKey func(dst []byte, id int32) []byte) {
+	for lo := 0; lo < len(ids); {
+		hi := lo + 1
+		for hi < len(ids) && same(ids[lo], ids[hi]) {
+			hi++
+		}
+		s.sort(ids[lo:hi], appendKey)
+		lo = hi
+	}
+}
