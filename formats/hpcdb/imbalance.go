@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcdb"
 	"github.com/hpcfs/hpcfs/internal/stats"
 	"github.com/hpcfs/hpcfs/render"
@@ -30,7 +31,12 @@ type imbalance struct {
 	metrics []metricCol // the thread profiles' inclusive metrics covered
 	procs   []procAgg   // procedure rows
 	rows    []stat      // rows with a value, worst first
-	err     error
+	err     error       // a thread profile's values unreadable: no rows
+
+	// problems are what the pass left out (a metric past the budget,
+	// contexts past an unreadable index), reported by imbalance.csv
+	// through its binding
+	problems decode.Problems
 
 	fromSummary int // contexts whose statistics are the summary profile's
 }
@@ -77,19 +83,18 @@ func (m *model) hpcStatIDs(propID int) (hpcStats, bool) {
 // so that mean and stddev are HPCToolkit's own, whatever order it summed
 // the threads in; where the maximum is (ArgMax) stays the threads'. It
 // returns how many contexts it set.
-func applyHPCStats(p *hpcdb.ProfileDB, ctxStat []stat, nm, k int, ids hpcStats, onErr func(error)) int {
+func applyHPCStats(p *hpcdb.ProfileDB, ctxStat []stat, nm, k int, ids hpcStats) (int, error) {
 	if len(p.Profiles) == 0 || !p.Profiles[0].IsSummary() {
-		return 0
+		return 0, nil
 	}
 	set := 0
 	var vals []hpcdb.MetricValue
-	forEachCtx(p, 0, func(c uint32, lo, hi uint64) bool {
+	var valErr error
+	err := forEachCtx(p, 0, func(c uint32, lo, hi uint64) bool {
 		if int(c)*nm >= len(ctxStat) {
 			return true
 		}
-		var err error
-		if vals, err = p.Values(0, lo, hi, vals[:0]); err != nil {
-			onErr(err)
+		if vals, valErr = p.Values(0, lo, hi, vals[:0]); valErr != nil {
 			return false
 		}
 		s := &ctxStat[int(c)*nm+k]
@@ -114,8 +119,11 @@ func applyHPCStats(p *hpcdb.ProfileDB, ctxStat []stat, nm, k int, ids hpcStats, 
 			set++
 		}
 		return true
-	}, onErr)
-	return set
+	})
+	if err == nil {
+		err = valErr
+	}
+	return set, err
 }
 
 // procAgg is a row of procedures.csv: a procedure entered one way.
@@ -188,7 +196,7 @@ func (d *db) sumImbalance(im *imbalance) {
 			cols = append(cols, j)
 			im.metrics = append(im.metrics, c)
 		} else if c.inc {
-			d.src.Errors.Report("imbalance.csv", errString("metric "+c.name+" left out: the statistics of every metric would pass "+strconv.Itoa(imbalanceBudget>>20)+" MB"))
+			im.problems.Add(errString("metric " + c.name + " left out: the statistics of every metric would pass " + strconv.Itoa(imbalanceBudget>>20) + " MB"))
 		}
 	}
 	im.procs = aggs
@@ -202,12 +210,11 @@ func (d *db) sumImbalance(im *imbalance) {
 	procVal := make([]float64, len(aggs)*nm) // one profile's sums
 	var touched []int32
 	var vals []hpcdb.MetricValue
-	onErr := d.src.Errors.Reporter("imbalance.csv")
 	for i := range p.Profiles {
 		if i == 0 || p.Profiles[i].IsSummary() {
 			continue
 		}
-		forEachCtx(p, i, func(c uint32, lo, hi uint64) bool {
+		err := forEachCtx(p, i, func(c uint32, lo, hi uint64) bool {
 			if int(c) >= m.numCtx {
 				return true
 			}
@@ -230,7 +237,8 @@ func (d *db) sumImbalance(im *imbalance) {
 				}
 			}
 			return true
-		}, onErr)
+		})
+		im.problems.Add(err)
 		for _, t := range touched {
 			procStat[t].Add(procVal[t], int32(i))
 			procVal[t] = 0
@@ -242,7 +250,9 @@ func (d *db) sumImbalance(im *imbalance) {
 	}
 	for k, c := range im.metrics {
 		if ids, ok := m.hpcStatIDs(c.id); ok {
-			im.fromSummary += applyHPCStats(p, ctxStat, nm, k, ids, onErr)
+			set, err := applyHPCStats(p, ctxStat, nm, k, ids)
+			im.fromSummary += set
+			im.problems.Add(err)
 		}
 	}
 	for k, s := range ctxStat {
@@ -264,8 +274,10 @@ func (d *db) sumImbalance(im *imbalance) {
 // imbalanceTable is imbalance.csv: a row per context or procedure and
 // metric, the worst imbalance first.
 func (d *db) imbalanceTable() *render.Table {
-	return &render.Table{Columns: imbalanceColumns, Open: func(pos []byte) (render.Scanner, error) {
+	var report render.Reporter
+	return &render.Table{Columns: imbalanceColumns, Bind: report.Bind, Open: func(pos []byte) (render.Scanner, error) {
 		im := d.imbalance()
+		report.All(im.problems)
 		if im.err != nil {
 			return nil, im.err
 		}

@@ -632,16 +632,21 @@ func (m *model) addUnlisted(d *db) {
 	if d.profile == nil || len(d.profile.Profiles) == 0 {
 		return
 	}
-	forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
+	err := forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
 		if int(c) < m.numCtx && !m.listed(int(c)) {
 			m.rows = append(m.rows, int32(c))
 		}
 		return true
-	}, d.src.Errors.Reporter("profile.db"))
+	})
+	if err != nil {
+		d.src.Errors.Report("profile.db", err)
+	}
 }
 
-// forEachCtx calls fn for each context of profile i with its value range.
-func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool, onErr func(error)) {
+// forEachCtx calls fn for each context of profile i with its value range,
+// until fn returns false; it returns the error of the context index that
+// could not be read (the contexts from there on are not visited).
+func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool) error {
 	n := uint64(p.Profiles[i].NumCtxs)
 	const batch = 4096
 	var buf []hpcdb.CtxIdx
@@ -649,15 +654,15 @@ func forEachCtx(p *hpcdb.ProfileDB, i int, fn func(c uint32, lo, hi uint64) bool
 		var err error
 		buf, err = p.CtxPairs(i, k, min(batch, n-k)+1, buf[:0])
 		if err != nil {
-			onErr(err)
-			return
+			return err
 		}
 		for j := 0; j+1 < len(buf); j++ {
 			if !fn(buf[j].Ctx, buf[j].Index, buf[j+1].Index) {
-				return
+				return nil
 			}
 		}
 	}
+	return nil
 }
 
 // summaryIndex finds, once, where each context's values lie in the
@@ -677,15 +682,13 @@ func (m *model) summaryIndex(d *db) {
 		} else {
 			m.sumLo64 = make([]uint64, m.numCtx)
 		}
-		onErr := d.src.Errors.Reporter("profile.db")
 		var vals []hpcdb.MetricValue
-		forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
+		var valErr error
+		err := forEachCtx(d.profile, 0, func(c uint32, lo, hi uint64) bool {
 			if int(c) >= m.numCtx {
 				return true
 			}
-			var err error
-			if vals, err = d.profile.Values(0, lo, hi, vals[:0]); err != nil {
-				onErr(err)
+			if vals, valErr = d.profile.Values(0, lo, hi, vals[:0]); valErr != nil {
 				return false
 			}
 			if m.sumLo != nil {
@@ -695,7 +698,13 @@ func (m *model) summaryIndex(d *db) {
 			}
 			m.sumN[c] = uint32(min(hi-lo, math.MaxUint32-1)) + 1
 			return true
-		}, onErr)
+		})
+		if err == nil {
+			err = valErr
+		}
+		if err != nil {
+			d.src.Errors.Report("profile.db", err)
+		}
 	})
 }
 

@@ -471,24 +471,6 @@ func (t *trace) procInfos() (map[*ovni.Proc]*procInfo, decode.Problems) {
 	return out, nil
 }
 
-// A viewReport is a view's binding's report (render.Binding.Report),
-// through which a view that reads a pass shared with other views
-// (streamStats, metadata) reports the problems of that pass under its own
-// path, each naming its stream or file.
-type viewReport func(error)
-
-func (r *viewReport) bind(b render.Binding) { *r = b.Report }
-
-func (r viewReport) all(problems ...decode.Problems) {
-	for _, p := range problems {
-		for _, err := range p {
-			if r != nil {
-				r(err)
-			}
-		}
-	}
-}
-
 // streamColumns are the columns of streams.csv.
 var streamColumns = []render.Column{
 	{Name: "loom", Kind: render.String}, {Name: "pid", Kind: render.Int}, {Name: "tid", Kind: render.Int},
@@ -502,11 +484,11 @@ var streamColumns = []render.Column{
 
 // streamsTable is streams.csv: one row per thread stream.
 func (t *trace) streamsTable() *render.Table {
-	var report viewReport
-	return &render.Table{Columns: streamColumns, Bind: report.bind, Open: func(pos []byte) (render.Scanner, error) {
+	var report render.Reporter
+	return &render.Table{Columns: streamColumns, Bind: report.Bind, Open: func(pos []byte) (render.Scanner, error) {
 		infos, metaProblems := t.procInfos()
 		stats, statsProblems := t.streamStats()
-		report.all(metaProblems, statsProblems)
+		report.All(metaProblems, statsProblems)
 		return render.Counted(int64(len(t.threads)), func(i int64, r *render.Row) error {
 			th := t.threads[i]
 			r.Str(th.Proc.Loom.Name).Int(th.Proc.PID).Int(th.TID)
@@ -557,15 +539,15 @@ var cpuColumns = []render.Column{{Name: "loom", Kind: render.String}, {Name: "in
 // cpusTable is cpus.csv: each loom's CPUs once, in the order the trace
 // first names them.
 func (t *trace) cpusTable() *render.Table {
-	var report viewReport
-	return &render.Table{Columns: cpuColumns, Bind: report.bind, Open: func(pos []byte) (render.Scanner, error) {
+	var report render.Reporter
+	return &render.Table{Columns: cpuColumns, Bind: report.Bind, Open: func(pos []byte) (render.Scanner, error) {
 		type loomCPU struct {
 			loom string
 			cpu  ovni.CPU
 		}
 		var rows []loomCPU
 		infos, problems := t.procInfos()
-		report.all(problems)
+		report.All(problems)
 		for _, l := range t.tr.Looms {
 			seen := map[ovni.CPU]bool{}
 			for _, p := range l.Procs {
