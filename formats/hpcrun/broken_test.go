@@ -162,9 +162,11 @@ func TestTraceUnknownNode(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	// header 32 bytes (01.01: 24 + flags), 12-byte records, id at +8
+	// one line per view, under its path (its binding); header 32 bytes
+	// (01.01: 24 + flags), 12-byte records, id at +8
 	want := "trace at byte 100 (0x64): sample 5 names a calling context that is not in the profile's tree"
-	if len(lines) != 1 || !strings.Contains(lines[0], want) {
-		t.Errorf("_errors.txt = %q, want one line with %q", lines, want)
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], name+"/trace.csv: ") || !strings.HasPrefix(lines[1], name+"/trace.txt: ") ||
+		!strings.Contains(lines[0], want) || !strings.Contains(lines[1], want) {
+		t.Errorf("_errors.txt = %q, want a line with %q for trace.csv and one for trace.txt", lines, want)
 	}
 }

@@ -229,8 +229,6 @@ type profile struct {
 	trace     *hpcrun.Trace
 	traceErr  error
 	lookup    *nodeLookup
-
-	unknownNode sync.Once // a trace sample named a node the tree has not: reported once
 }
 
 // open decodes the profile's headers once and keeps the file open.

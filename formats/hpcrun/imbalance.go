@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/stats"
 	"github.com/hpcfs/hpcfs/render"
@@ -44,6 +45,10 @@ type imbalance struct {
 	rows   []uint64      // metric<<32 | merged context, worst first
 	cols   []string      // metric columns (cct.csv's names without _inc)
 	err    error
+
+	// problems are what the merge left out (contexts past the budget),
+	// reported by imbalance.csv through its binding
+	problems decode.Problems
 }
 
 const labelBare = 1 << 31
@@ -80,7 +85,7 @@ func (m *mount) imbalance() *imbalance {
 			b.profile(p, int32(pi))
 		}
 		if b.cut {
-			m.src.Errors.Report("imbalance.csv", fmt.Errorf("more than %d distinct calling contexts (%d MB of statistics with %d metrics): the others are left out",
+			im.problems.Add(fmt.Errorf("more than %d distinct calling contexts (%d MB of statistics with %d metrics): the others are left out",
 				b.limit, imbalanceBudget>>20, len(b.metrics)))
 		}
 		for j, st := range im.stats {
@@ -272,8 +277,10 @@ func (m *mount) imbalanceTable() *render.Table {
 		cols = append(cols, render.Column{Name: n, Kind: render.Float})
 	}
 	cols = append(cols, render.Column{Name: "max_profile", Kind: render.String})
-	return &render.Table{Columns: cols, Open: func(pos []byte) (render.Scanner, error) {
+	var report render.Reporter
+	return &render.Table{Columns: cols, Bind: report.Bind, Open: func(pos []byte) (render.Scanner, error) {
 		im := m.imbalance()
+		report.All(im.problems)
 		if im.err != nil {
 			return nil, im.err
 		}

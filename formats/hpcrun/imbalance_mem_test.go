@@ -2,6 +2,7 @@ package hpcrun
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,6 +68,11 @@ func TestImbalanceMemory(t *testing.T) {
 	}
 	if n < imbalanceBudget/400 || n >= profiles*nodes {
 		t.Errorf("%d merged contexts: want the budget's share of %d", n, profiles*nodes)
+	}
+	// the view reports what the merge left out through its binding
+	m.src.Root.AddFile("imbalance.csv", m.imbalanceTable().CSV())
+	if _, err := fs.Stat(m.src.FS(), "imbalance.csv"); err != nil {
+		t.Fatal(err)
 	}
 	errs := string(testdata.ReadFS(t, m.src.FS(), "_errors.txt"))
 	if !strings.Contains(errs, fmt.Sprintf("imbalance.csv: more than %d distinct calling contexts", n)) {

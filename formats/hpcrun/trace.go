@@ -4,7 +4,9 @@ import (
 	"io"
 	"math"
 	"sort"
+	"sync"
 
+	"github.com/hpcfs/hpcfs/decode"
 	"github.com/hpcfs/hpcfs/decode/hpcrun"
 	"github.com/hpcfs/hpcfs/internal/symbols"
 	"github.com/hpcfs/hpcfs/render"
@@ -84,14 +86,20 @@ func (l *nodeLookup) find(id uint32) (int, bool) {
 // traceTable is trace.csv, or trace.txt (text): one row per trace
 // sample, with its CCT node's location; positions are sample indexes.
 func (p *profile) traceTable(text bool) *render.Table {
+	// a sample naming a node the tree has not is reported once per view,
+	// through its binding (its row stays, its frame unknown)
+	var report render.Reporter
+	var unknown sync.Once
+	unknownNode := func(err error) { unknown.Do(func() { report.All(decode.Problems{err}) }) }
 	t := &render.Table{
 		Inputs: p.symbolFiles, // the .hpctrace is one of the source's inputs
+		Bind:   report.Bind,
 		Open: func(pos []byte) (render.Scanner, error) {
 			t, l, err := p.openTrace()
 			if err != nil {
 				return nil, err
 			}
-			s := &traceScan{p: p, t: t, l: l, text: text, samples: make([]hpcrun.Sample, rowsPerNext), scale: 1}
+			s := &traceScan{p: p, t: t, l: l, text: text, samples: make([]hpcrun.Sample, rowsPerNext), scale: 1, unknownNode: unknownNode}
 			if !text {
 				if f, _ := p.open(); f != nil && f.Version < "03.00" {
 					s.scale = 1000 // hpcrun 02.00 wrote microseconds
@@ -149,7 +157,9 @@ type traceScan struct {
 	samples []hpcrun.Sample
 	buf     []hpcrun.Sample // read ahead: samples next, next+1, ...
 	loc     []byte
-	mods    moduleCache
+
+	unknownNode func(error) // reports a sample naming a node the tree has not
+	mods        moduleCache
 }
 
 func (s *traceScan) Pos() []byte { return (&render.StateWriter{}).Uint(uint64(s.next)).Bytes() }
@@ -173,7 +183,7 @@ func (s *traceScan) Scan(row *render.Row) error {
 	s.next++
 	k, ok := s.l.find(smp.NodeID)
 	if !ok {
-		s.p.unknownNode.Do(func() { s.p.m.src.Errors.Report(s.p.name, s.t.UnknownNode(s.next-1, smp.NodeID)) })
+		s.unknownNode(s.t.UnknownNode(s.next-1, smp.NodeID))
 	}
 	if s.text {
 		s.loc = append(s.loc[:0], '?')
