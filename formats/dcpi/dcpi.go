@@ -115,51 +115,56 @@ func Detect(path string) (string, bool) {
 var reserved = []string{"README.txt", "_errors.txt", "raw", "images.csv", "flame", "profile.pb.gz", "bottom-up.csv", "callers"}
 
 // Open mounts the profile file or directory tree at path.
-func Open(path string) (*vfs.Source, error) {
-	fi, err := os.Stat(path)
+func Open(path string) (*vfs.Source, error) { return vfs.FileOrDir(path, openFile, openDir) }
+
+// openFile mounts one profile file.
+func openFile(path string) (*vfs.Source, error) {
+	f, err := dcpi.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	f.Close()
+	return openProfiles(path, []*profile{{rel: filepath.Base(path), path: path, hdr: f.Header, size: f.Size}}, nil, false)
+}
+
+// openDir mounts the profiles of the directory tree at path; its other
+// files are listed in README.txt.
+func openDir(path string) (*vfs.Source, error) {
 	var profiles []*profile
 	var skipped []string
-	if !fi.IsDir() {
-		f, err := dcpi.Open(path)
+	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil, err
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(path, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := sniff(p); !ok {
+			skipped = append(skipped, rel)
+			return nil
+		}
+		f, err := dcpi.Open(p)
+		if err != nil {
+			skipped = append(skipped, rel)
+			return nil
 		}
 		f.Close()
-		profiles = append(profiles, &profile{rel: filepath.Base(path), path: path, hdr: f.Header, size: f.Size})
-	} else {
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			rel, _ := filepath.Rel(path, p)
-			rel = filepath.ToSlash(rel)
-			h, ok := sniff(p)
-			if !ok {
-				skipped = append(skipped, rel)
-				return nil
-			}
-			f, err := dcpi.Open(p)
-			if err != nil {
-				skipped = append(skipped, rel)
-				return nil
-			}
-			f.Close()
-			_ = h
-			profiles = append(profiles, &profile{rel: rel, path: p, hdr: f.Header, size: f.Size})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+		profiles = append(profiles, &profile{rel: rel, path: p, hdr: f.Header, size: f.Size})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return openProfiles(path, profiles, skipped, true)
+}
+
+// openProfiles mounts profiles (path is the file or the directory
+// mounted, isDir which; skipped are the directory's other files).
+func openProfiles(path string, profiles []*profile, skipped []string, isDir bool) (*vfs.Source, error) {
 	src := vfs.NewSource("dcpi", versions(profiles), path)
-	names := placeProfiles(src.Root, profiles, fi.IsDir())
+	names := placeProfiles(src.Root, profiles, isDir)
 	files := &openFiles{}
 	// The mount's Options are bound before any view renders.
 	syms := func() *symbols.Resolver { return symbols.For(src.Options) }
@@ -172,11 +177,11 @@ func Open(path string) (*vfs.Source, error) {
 		p.reportHeader()
 		addViews(p)
 	}
-	if fi.IsDir() {
+	if isDir {
 		src.Root.AddFile("images.csv", render.Bytes(func() ([]byte, error) { return imagesCSV(profiles) }, nil))
 	}
 	addInterchange(src.Root, path, profiles)
-	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return readme(path, fi.IsDir(), profiles, skipped), nil }, nil))
+	src.Root.AddFile("README.txt", render.Bytes(func() ([]byte, error) { return readme(path, isDir, profiles, skipped), nil }, nil))
 	src.AddInfo("profiles", len(profiles))
 	if len(skipped) > 0 {
 		src.AddInfo("other files", len(skipped))

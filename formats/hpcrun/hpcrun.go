@@ -101,35 +101,43 @@ func profileNames(dir string) []string {
 }
 
 // Open mounts a profile or a measurements directory.
-func Open(path string) (*vfs.Source, error) {
-	fi, err := os.Stat(path)
+func Open(path string) (*vfs.Source, error) { return vfs.FileOrDir(path, openFile, openDir) }
+
+// openFile mounts one profile, with the trace beside it when there is one.
+func openFile(path string) (*vfs.Source, error) {
+	dir, file := filepath.Split(path)
+	base := strings.TrimSuffix(file, profileExt)
+	traces := map[string]bool{}
+	if _, err := os.Stat(filepath.Join(dir, base+traceExt)); err == nil {
+		traces[base] = true
+	}
+	return openProfiles(path, filepath.Dir(path), []string{file}, traces, false)
+}
+
+// openDir mounts the profiles of a measurements directory, each with its
+// trace when there is one.
+func openDir(path string) (*vfs.Source, error) {
+	des, err := os.ReadDir(path)
 	if err != nil {
 		return nil, err
 	}
 	var files []string
 	traces := map[string]bool{}
-	dir := filepath.Dir(path)
-	if fi.IsDir() {
-		dir = path
-		des, err := os.ReadDir(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, de := range des {
-			switch n := de.Name(); {
-			case strings.HasSuffix(n, profileExt) && de.Type().IsRegular():
-				files = append(files, n)
-			case strings.HasSuffix(n, traceExt):
-				traces[strings.TrimSuffix(n, traceExt)] = true
-			}
-		}
-	} else {
-		files = []string{filepath.Base(path)}
-		base := strings.TrimSuffix(files[0], profileExt)
-		if _, err := os.Stat(filepath.Join(dir, base+traceExt)); err == nil {
-			traces[base] = true
+	for _, de := range des {
+		switch n := de.Name(); {
+		case strings.HasSuffix(n, profileExt) && de.Type().IsRegular():
+			files = append(files, n)
+		case strings.HasSuffix(n, traceExt):
+			traces[strings.TrimSuffix(n, traceExt)] = true
 		}
 	}
+	return openProfiles(path, path, files, traces, true)
+}
+
+// openProfiles mounts the profile files of dir (path is the file or the
+// directory mounted, isDir which), with the traces of the base names in
+// traces.
+func openProfiles(path, dir string, files []string, traces map[string]bool, isDir bool) (*vfs.Source, error) {
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(f, profileExt)
@@ -178,7 +186,7 @@ func Open(path string) (*vfs.Source, error) {
 	}
 	m.src.AddInfo("profiles", len(files))
 	m.src.AddInfo("traces", len(traces))
-	if !fi.IsDir() && len(m.profiles) == 1 {
+	if !isDir && len(m.profiles) == 1 {
 		// A single file: decode its headers now so that problems show at once.
 		p := m.profiles[0]
 		if _, err := p.open(); err == nil {
