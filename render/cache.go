@@ -29,9 +29,10 @@ type lru struct {
 type lruEntry struct {
 	key    segmentKey
 	data   []byte
-	refs   int  // holders that copy from data (acquire, done)
-	pooled bool // data came from buffer: it is reused once evicted and unheld
-	gone   bool // evicted while held: the last done reuses data
+	base   []byte // the buffer data is in, when it does not start it (a kept segment's)
+	refs   int    // holders that copy from data (acquire, done)
+	pooled bool   // data came from buffer: it is reused once evicted and unheld
+	gone   bool   // evicted while held: the last done reuses data
 }
 
 // spareBuffers bounds the evicted segment buffers kept for reuse. Reusing
@@ -72,10 +73,14 @@ func (c *lru) recycle(e *lruEntry) {
 		e.gone = true
 		return
 	}
-	if len(c.spare) < spareBuffers && cap(e.data) <= 2*segmentSpan {
-		c.spare = append(c.spare, e.data[:0])
+	b := e.data
+	if e.base != nil {
+		b = e.base
 	}
-	e.data = nil
+	if len(c.spare) < spareBuffers && cap(b) <= 2*segmentSpan {
+		c.spare = append(c.spare, b[:0])
+	}
+	e.data, e.base = nil, nil
 }
 
 // acquire is get for a caller that copies from the bytes after the call:
@@ -144,29 +149,30 @@ func (c *lru) endInflight(k segmentKey) {
 
 func (c *lru) put(k segmentKey, data []byte) {
 	c.mu.Lock()
-	c.insert(k, data, false, 0)
+	c.insert(k, data, nil, false, 0)
 	c.mu.Unlock()
 }
 
-// putHeld puts a segment rendered into a buffer from c.buffer and returns
-// its entry held by the caller, who calls done when it has copied from it.
-func (c *lru) putHeld(k segmentKey, data []byte) *lruEntry {
+// putHeld puts a segment rendered into a buffer from c.buffer (base,
+// when the segment does not start it; else nil) and returns its entry
+// held by the caller, who calls done when it has copied from it.
+func (c *lru) putHeld(k segmentKey, data, base []byte) *lruEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.insert(k, data, true, 1)
+	return c.insert(k, data, base, true, 1)
 }
 
 // putPooled puts a segment rendered into a buffer from c.buffer, unheld.
-func (c *lru) putPooled(k segmentKey, data []byte) {
+func (c *lru) putPooled(k segmentKey, data, base []byte) {
 	c.mu.Lock()
-	c.insert(k, data, true, 0)
+	c.insert(k, data, base, true, 0)
 	c.mu.Unlock()
 }
 
 // insert adds k with refs holders and evicts the least recent entries
 // over the budget; it returns the entry (not cached when larger than the
 // budget). Called with c.mu held.
-func (c *lru) insert(k segmentKey, data []byte, pooled bool, refs int) *lruEntry {
+func (c *lru) insert(k segmentKey, data, base []byte, pooled bool, refs int) *lruEntry {
 	c.endInflight(k)
 	if e, ok := c.entries[k]; ok {
 		c.order.MoveToFront(e)
@@ -174,7 +180,7 @@ func (c *lru) insert(k segmentKey, data []byte, pooled bool, refs int) *lruEntry
 		ent.refs += refs
 		return ent
 	}
-	ent := &lruEntry{key: k, data: data, refs: refs, pooled: pooled}
+	ent := &lruEntry{key: k, data: data, base: base, refs: refs, pooled: pooled}
 	if len(data) > c.budget {
 		ent.gone = true // never cached: done lets it go
 		return ent

@@ -8,8 +8,8 @@ import "testing"
 func TestHeldSegmentNotReused(t *testing.T) {
 	c := newLRU(100)
 	a := append(c.buffer(60), "aaaaaaaaaa"...)
-	held := c.putHeld(segmentKey{"v", 0}, a)
-	c.putPooled(segmentKey{"v", 1}, append(c.buffer(95), make([]byte, 95)...)) // evicts segment 0
+	held := c.putHeld(segmentKey{"v", 0}, a, nil)
+	c.putPooled(segmentKey{"v", 1}, append(c.buffer(95), make([]byte, 95)...), nil) // evicts segment 0
 	if _, ok := c.get(segmentKey{"v", 0}); ok {
 		t.Fatal("segment 0 still cached over the budget")
 	}
@@ -44,7 +44,7 @@ func TestOneLargeSegment(t *testing.T) {
 			t.Errorf("segment %d cached: %v, want %v", seg, ok, want)
 		}
 	}
-	held := c.putHeld(segmentKey{"v", 3}, make([]byte, 5))
+	held := c.putHeld(segmentKey{"v", 3}, make([]byte, 5), nil)
 	c.dropLarge(held) // small: stays
 	if _, ok := c.get(segmentKey{"v", 3}); !ok {
 		t.Error("a small segment was dropped")

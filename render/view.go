@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -142,10 +143,22 @@ type layout struct {
 	segs   []int // index in cps of each segment's first checkpoint
 	err    error
 	loaded string // the on-disk index it was read from, "" when measured
+	kept   *kept  // the view's bytes as measured (keep.go); nil when none
 }
 
 func newLayout(size int64, cps []checkpoint, err error) *layout {
 	return &layout{size: size, cps: cps, segs: segmentStarts(cps), err: err}
+}
+
+// measured is the layout of a sizing pass, with the bytes it kept: the
+// kept file is dropped with the layout.
+func measured(size int64, cps []checkpoint, k *kept, err error) *layout {
+	l := newLayout(size, cps, err)
+	if k != nil {
+		l.kept = k
+		runtime.AddCleanup(l, func(k *kept) { k.drop() }, k)
+	}
+	return l
 }
 
 // Bind takes the index directory and key, and the error report the view
@@ -211,8 +224,8 @@ func (s *stream) measureOrLoad() *layout {
 	}
 	path := indexPath(s.indexDir, key)
 	if !ok || path == "" {
-		size, cps, _, err, _ := s.measure()
-		return newLayout(size, cps, err)
+		size, cps, _, k, err, _ := s.measure()
+		return measured(size, cps, k, err)
 	}
 	// Only the index's own consistency is checked here, so that a second
 	// mount answers sizes without decoding the source; a read that finds
@@ -230,11 +243,11 @@ func (s *stream) measureOrLoad() *layout {
 }
 
 func (s *stream) measureAndSave(codec StateCodec, path string) *layout {
-	size, cps, step, err, clean := s.measure()
+	size, cps, step, k, err, clean := s.measure()
 	if err == nil && clean {
 		saveIndex(path, s.indexLimit, codec, size, step, cps)
 	}
-	return newLayout(size, cps, err)
+	return measured(size, cps, k, err)
 }
 
 // discardIndex removes the on-disk index at path, which disagrees with
@@ -248,14 +261,25 @@ func (s *stream) discardIndex(path string, why error) {
 
 // measure sizes the view; step is the most bytes one call of the cursor
 // gave (checkpoints are at least checkpointEvery and less than
-// checkpointEvery+step apart, and so is the last one from the end); clean
-// is false when it ended on a data error.
-func (s *stream) measure() (size int64, cps []checkpoint, step int64, err error, clean bool) {
-	size, cps, err = s.measureOnce(&step)
-	return size, cps, step, err, !s.sawDataError
+// checkpointEvery+step apart, and so is the last one from the end); k
+// holds the bytes it rendered, when it kept them; clean is false when it
+// ended on a data error.
+func (s *stream) measure() (size int64, cps []checkpoint, step int64, k *kept, err error, clean bool) {
+	var keep *keepPass
+	if _, no := s.gen.(NotKept); !no {
+		keep = newKeepPass(keeps.newKept(s.indexDir))
+	}
+	size, cps, err = s.measureOnce(&step, keep)
+	if keep != nil {
+		k = keep.finish(size, cps, err)
+	}
+	return size, cps, step, k, err, !s.sawDataError
 }
 
-func (s *stream) measureOnce(step *int64) (int64, []checkpoint, error) {
+// measureOnce runs the sizing pass: it counts the records (Lengther)
+// when the cursor can, else renders them; with keep, once it is past
+// keepFrom, it renders them all and hands the bytes to keep.
+func (s *stream) measureOnce(step *int64, keep *keepPass) (int64, []checkpoint, error) {
 	c, err := s.gen.Start(nil)
 	if err != nil {
 		return s.endOn(err, 0, []checkpoint{{0, nil}})
@@ -264,14 +288,25 @@ func (s *stream) measureOnce(step *int64) (int64, []checkpoint, error) {
 	var off int64
 	var buf []byte
 	lengther, _ := c.(Lengther)
+	if lengther == nil {
+		keep.begin(nil, cps) // the pass renders anyway
+	}
 	for {
 		if off-cps[len(cps)-1].off >= checkpointEvery {
 			cps = append(cps, checkpoint{off, c.State()})
+			if keep.waiting() && off >= keepFrom {
+				keep.begin(s.gen, cps)
+			} else {
+				keep.checkpoint()
+			}
 		}
 		var n int64
-		if lengther != nil {
+		switch {
+		case keep.on():
+			n, err = keep.next(c, cps)
+		case lengther != nil:
 			n, err = lengther.NextLen()
-		} else {
+		default:
 			buf, err = c.Next(buf[:0])
 			n = int64(len(buf))
 			if cap(buf) > 4<<20 {
@@ -433,12 +468,34 @@ func (s *stream) segment(l *layout, seg int) (*lruEntry, int64, error) {
 		largeRender.Lock()
 		defer largeRender.Unlock()
 	}
-	data, err := s.renderSegment(cps, end, s.verifier(l))
+	data, base, err := s.segmentBytes(l, seg, cps, end)
 	if err != nil {
 		segments.release(key)
 		return nil, 0, err
 	}
-	return segments.putHeld(key, data), start, nil
+	return segments.putHeld(key, data, base), start, nil
+}
+
+// segmentBytes is segment seg of l (its checkpoints cps, then its end),
+// in a buffer from the segment cache (base, when the bytes do not start
+// it): read back from the bytes its sizing pass kept when it kept them,
+// else rendered.
+func (s *stream) segmentBytes(l *layout, seg int, cps []checkpoint, end int64) (data, base []byte, err error) {
+	if k := l.kept; k != nil {
+		own := cps
+		if seg+1 < len(l.segs) {
+			own = cps[:len(cps)-1] // the next segment's first
+		}
+		data, base, err := k.read(own, end, l.segs[seg])
+		if data != nil {
+			return data, base, nil
+		}
+		if err != nil && s.onDataError != nil {
+			s.onDataError(fmt.Errorf("render: %w; dropped, the view is rendered again", err))
+		}
+	}
+	data, err = s.renderSegment(cps, end, s.verifier(l))
+	return data, nil, err
 }
 
 // largeRender is held while a large segment renders.
@@ -519,11 +576,11 @@ func (s *stream) prefetch(l *layout, seg int) {
 		return
 	}
 	go func() {
-		data, err := s.renderSegment(cps, end, s.verifier(l))
+		data, base, err := s.segmentBytes(l, seg, cps, end)
 		if err != nil {
 			segments.release(key)
 			return
 		}
-		segments.putPooled(key, data)
+		segments.putPooled(key, data, base)
 	}()
 }

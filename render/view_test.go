@@ -64,6 +64,7 @@ func reference(n int) []byte {
 }
 
 func TestStreamSizeAndRandomReads(t *testing.T) {
+	useKeeper(t, newKeeper(0)) // rendered from checkpoints (kept bytes: keep_test.go)
 	const n = 200000
 	want := reference(n)
 	v := Stream(&lines{n: n, failAt: -1}, nil)
@@ -103,6 +104,7 @@ func TestStreamSizeAndRandomReads(t *testing.T) {
 }
 
 func TestStreamResumesFromCheckpoint(t *testing.T) {
+	useKeeper(t, newKeeper(0)) // rendered from checkpoints (kept bytes: keep_test.go)
 	g := &lines{n: 500000, failAt: -1}
 	v := Stream(g, nil)
 	size, _ := v.Size()
@@ -263,6 +265,7 @@ func (c *bigCursor) Next(dst []byte) ([]byte, error) {
 // ovni jumbo event is one such line) sequentially in 128 KiB pieces: each
 // record must be rendered about once, not once per read.
 func TestStreamLargeRecordsRenderedOnce(t *testing.T) {
+	useKeeper(t, newKeeper(0)) // rendered from checkpoints (kept bytes: keep_test.go)
 	g := &bigRecords{n: 6, size: 3 << 20}
 	v := Stream(g, nil)
 	size, err := v.Size()

@@ -266,6 +266,10 @@ const footerNear = 1 << 20
 
 // EncodeState writes a twinPos for the on-disk index, with the footer
 // when the position is near it.
+// NotKept: a twin's encoded row groups are kept already (groups.go), so
+// its sizing pass counts them (render.NotKept).
+func (g *twinGen) NotKept() {}
+
 func (g *twinGen) EncodeState(state any) []byte {
 	p := state.(twinPos)
 	g.mu.Lock()
