@@ -252,6 +252,9 @@ func (k *kept) read(cps []checkpoint, end int64, first int) (data, base []byte, 
 	skip := (keepAlign - int(uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%keepAlign)) % keepAlign
 	area := raw[skip : skip+int(hi-lo)]
 	n, rerr := k.f.ReadAt(area, lo)
+	if errors.Is(rerr, syscall.EINVAL) && k.direct && setDirect(k.f, false) == nil {
+		n, rerr = k.f.ReadAt(area, lo) // the file system refused a direct read
+	}
 	k.mu.Lock()
 	k.refs--
 	if k.dropped && k.refs == 0 {
