@@ -232,18 +232,15 @@ func AppendHex(dst []byte, v uint64) []byte {
 // AppendHexPadded appends v as 0x and exactly width lower-case hex digits
 // (more when v needs them).
 func AppendHexPadded(dst []byte, v uint64, width int) []byte {
-	dst = append(dst, '0', 'x')
-	var buf [16]byte
-	i := len(buf)
-	for v != 0 || i == len(buf) {
-		i--
-		buf[i] = hexDigits[v&0xf]
+	n := max(width, HexLen(v))
+	at := len(dst) + 2
+	dst = slices.Grow(dst, n+2)[:at+n]
+	dst[at-2], dst[at-1] = '0', 'x'
+	for i := at + n - 1; i >= at; i-- {
+		dst[i] = hexDigits[v&0xf]
 		v >>= 4
 	}
-	for n := len(buf) - i; n < width; n++ {
-		dst = append(dst, '0')
-	}
-	return append(dst, buf[i:]...)
+	return dst
 }
 
 // hexTail is the room AppendHexBytes leaves after the digits, so that the

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/rand"
 	"strconv"
@@ -138,6 +139,26 @@ func TestAppendHexBytes(t *testing.T) {
 		}
 		if got, want := string(AppendHexBytes([]byte("x,"), b)), "x,"+hex.EncodeToString(b); got != want {
 			t.Errorf("%d bytes: %.40q, want %.40q", n, got, want)
+		}
+	}
+}
+
+// TestAppendHexPadded: every width and magnitude as fmt's %0*x writes it,
+// and HexLen is the unpadded length.
+func TestAppendHexPadded(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	vals := []uint64{0, 1, 15, 16, 255, 256, 1<<64 - 1}
+	for i := 0; i < 20000; i++ {
+		vals = append(vals, rng.Uint64()>>rng.Intn(64))
+	}
+	for _, v := range vals {
+		if got, want := HexLen(v), len(strconv.FormatUint(v, 16)); got != want {
+			t.Fatalf("HexLen(%#x) = %d, want %d", v, got, want)
+		}
+		for _, width := range []int{0, 1, 4, 8, 16, 20} {
+			if got, want := string(AppendHexPadded([]byte("x"), v, width)), fmt.Sprintf("x0x%0*x", width, v); got != want {
+				t.Fatalf("AppendHexPadded(%#x, %d) = %q, want %q", v, width, got, want)
+			}
 		}
 	}
 }

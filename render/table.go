@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -575,14 +576,7 @@ func AppendPct(dst []byte, v float64) []byte { return strconv.AppendFloat(dst, v
 func FormatPct(v float64) string { return string(AppendPct(nil, v)) }
 
 // HexLen is the number of hex digits of v.
-func HexLen(v uint64) int {
-	n := 1
-	for v >= 16 {
-		v >>= 4
-		n++
-	}
-	return n
-}
+func HexLen(v uint64) int { return max((bits.Len64(v)+3)/4, 1) }
 
 // csvStringLen is len(AppendCSVField(nil, s)).
 func csvStringLen(s string) int {

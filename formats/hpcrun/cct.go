@@ -15,8 +15,8 @@ import (
 type cctLayout struct {
 	lush    bool
 	names   []string
-	byEpoch [][]int    // epoch -> metric index -> column
-	lmNames [][]string // epoch -> load module id -> name
+	byEpoch [][]int         // epoch -> metric index -> column
+	lmNames [][]render.Text // epoch -> load module id -> name
 }
 
 func (p *profile) cctLayout(f *hpcrun.File) *cctLayout {
@@ -37,13 +37,13 @@ func (p *profile) cctLayout(f *hpcrun.File) *cctLayout {
 			idx = append(idx, j)
 		}
 		c.byEpoch = append(c.byEpoch, idx)
-		var names []string
+		var names []render.Text
 		for _, lm := range e.LoadModules {
 			id := int(lm.ID)
 			for len(names) <= id {
-				names = append(names, "")
+				names = append(names, render.Text{})
 			}
-			names[id] = lm.Name
+			names[id] = render.NewText(lm.Name)
 		}
 		c.lmNames = append(c.lmNames, names)
 	}

@@ -186,13 +186,13 @@ var frameColumns = append([]render.Column{
 // module lm of epoch e (names: the epoch's module names; call: ip is a
 // return address; mods: the scanner's modules). A 04.00 placeholder (module 0 of a sparse epoch) is
 // named by the id stored in its ip.
-func (p *profile) frameCells(row *render.Row, mods *moduleCache, e *hpcrun.Epoch, names []string, lm uint16, ip uint64, call bool) {
+func (p *profile) frameCells(row *render.Row, mods *moduleCache, e *hpcrun.Epoch, names []render.Text, lm uint16, ip uint64, call bool) {
 	row.Uint(uint64(lm))
 	switch {
 	case lm == 0 && e != nil && e.Sparse:
 		row.Str(hpcrun.PlaceholderName(ip))
 	case int(lm) < len(names):
-		row.Str(names[lm])
+		row.Text(&names[lm]) // its CSV field made once
 	default:
 		row.Empty()
 	}

@@ -18,7 +18,7 @@ type nodeLookup struct {
 	ids   []uint32 // sorted
 	lm    []uint16
 	ip    []uint64
-	names []string // name of each load module id
+	names []render.Text // name of each load module id
 }
 
 func (p *profile) openTrace() (*hpcrun.Trace, *nodeLookup, error) {
@@ -64,9 +64,9 @@ func buildLookup(f *hpcrun.File) *nodeLookup {
 	}
 	for _, lm := range e.LoadModules {
 		for len(l.names) <= int(lm.ID) {
-			l.names = append(l.names, "")
+			l.names = append(l.names, render.Text{})
 		}
-		l.names[lm.ID] = lm.Name
+		l.names[lm.ID] = render.NewText(lm.Name)
 	}
 	return l
 }
