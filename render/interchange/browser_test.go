@@ -1,7 +1,6 @@
 package interchange_test
 
 import (
-	"context"
 	"encoding/base64"
 	"image/png"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hpcfs/hpcfs/testdata"
 )
@@ -49,12 +47,10 @@ func browserTools(t *testing.T) (chromium, speedscope string) {
 // runChromium runs one headless chromium with a fresh profile directory.
 func runChromium(t *testing.T, chromium string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--no-first-run", "--allow-file-access-from-files",
 		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}
-	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
+	cmd := exec.Command(chromium, append(base, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium %v: %v", args, err)
