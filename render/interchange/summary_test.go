@@ -180,8 +180,8 @@ func FuzzSummarySaved(f *testing.F) {
 		saved.Store(b)
 		s := &summary{tr: tr, regSaved: saved}
 		if v := s.loadRegions(); v != nil {
-			for _, r := range v.rows {
-				_ = tr.Tracks()[r.track]
+			for i := range v.order {
+				_ = tr.Tracks()[v.row(i).track]
 			}
 		}
 		saved.Store(b)
