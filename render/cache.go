@@ -5,10 +5,13 @@ import (
 	"sync"
 )
 
-// segmentBudget bounds the bytes of rendered output held by all views. A
-// sequential reader needs about three segments (one read, two prefetched);
-// a larger cache only makes the garbage collector work harder under the
-// command's memory limit (measured: 24 MiB halved trace throughput).
+// segmentBudget bounds the memory the segment cache holds for all views:
+// the capacity of the buffers its segments sit in (a segment may fill a
+// fraction of its buffer) and of its spare buffers. A sequential reader
+// needs about three segments (one read, two prefetched); a larger cache
+// only makes the garbage collector work harder under the command's memory
+// limit (measured: 24 MiB halved trace throughput). Buffers handed out by
+// buffer and not yet put are the renderers' working memory, not counted.
 const segmentBudget = 8 << 20
 
 type segmentKey struct {
@@ -19,11 +22,19 @@ type segmentKey struct {
 type lru struct {
 	mu       sync.Mutex
 	budget   int
-	used     int
+	used     int        // capacity held: cached entries' buffers and spare
 	order    *list.List // front = most recent; values are *lruEntry
 	entries  map[segmentKey]*list.Element
 	inflight map[segmentKey]chan struct{} // closed when the segment is put or released
 	spare    [][]byte                     // evicted segment buffers, for buffer
+}
+
+// held is the memory an entry keeps while cached: its whole buffer.
+func (e *lruEntry) held() int {
+	if e.base != nil {
+		return cap(e.base)
+	}
+	return cap(e.data)
 }
 
 type lruEntry struct {
@@ -47,27 +58,71 @@ func newLRU(budget int) *lru {
 }
 
 // buffer returns an empty slice of capacity at least n for a segment that
-// will be put with pooled set: an evicted segment's buffer when one is
-// large enough. Capacities are rounded up to 64 KiB so that segments of
-// nearly equal size share buffers.
+// will be put with pooled set: the smallest spare buffer large enough.
+// When there is none and a fresh buffer would not fit in the budget, the
+// spares (too small) go, then the least recent entries, as putting the
+// segment would evict them, so that a full cache read sequentially reuses their buffers
+// instead of allocating. Capacities are rounded up to 64 KiB so that
+// segments of nearly equal size share buffers.
 func (c *lru) buffer(n int) []byte {
+	size := (n + 64<<10 - 1) &^ (64<<10 - 1)
 	c.mu.Lock()
-	for i, b := range c.spare {
-		if cap(b) >= n {
-			last := len(c.spare) - 1
-			c.spare[i] = c.spare[last]
-			c.spare[last] = nil
-			c.spare = c.spare[:last]
-			c.mu.Unlock()
-			return b[:0]
+	defer c.mu.Unlock()
+	for {
+		if b, ok := c.takeSpare(n); ok {
+			return b
+		}
+		switch {
+		case c.used+size <= c.budget:
+			return make([]byte, 0, size)
+		case len(c.spare) > 0:
+			c.dropSpare() // too small for n: a fresh buffer takes its room
+		case c.order.Len() > 0:
+			c.evict(c.order.Back()) // its buffer may become a spare
+		default:
+			return make([]byte, 0, size) // all held by readers
 		}
 	}
-	c.mu.Unlock()
-	return make([]byte, 0, (n+64<<10-1)&^(64<<10-1))
 }
 
-// recycle keeps the buffer of an evicted, unheld entry for reuse. Called
-// with c.mu held.
+// takeSpare removes and returns the smallest spare buffer of capacity at
+// least n. Called with c.mu held.
+func (c *lru) takeSpare(n int) ([]byte, bool) {
+	best := -1
+	for i, b := range c.spare {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(c.spare[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	b := c.spare[best]
+	c.removeSpare(best)
+	return b, true
+}
+
+// dropSpare lets the largest spare buffer go. Called with c.mu held.
+func (c *lru) dropSpare() {
+	largest := 0
+	for i, b := range c.spare {
+		if cap(b) > cap(c.spare[largest]) {
+			largest = i
+		}
+	}
+	c.removeSpare(largest)
+}
+
+func (c *lru) removeSpare(i int) {
+	c.used -= cap(c.spare[i])
+	last := len(c.spare) - 1
+	c.spare[i] = c.spare[last]
+	c.spare[last] = nil
+	c.spare = c.spare[:last]
+}
+
+// recycle keeps the buffer of an evicted, unheld entry for reuse, when it
+// fits in the budget. Called with c.mu held.
 func (c *lru) recycle(e *lruEntry) {
 	if !e.pooled || e.refs > 0 {
 		e.gone = true
@@ -77,8 +132,9 @@ func (c *lru) recycle(e *lruEntry) {
 	if e.base != nil {
 		b = e.base
 	}
-	if len(c.spare) < spareBuffers && cap(b) <= 2*segmentSpan {
+	if len(c.spare) < spareBuffers && cap(b) <= 2*segmentSpan && c.used+cap(b) <= c.budget {
 		c.spare = append(c.spare, b[:0])
+		c.used += cap(b)
 	}
 	e.data, e.base = nil, nil
 }
@@ -181,7 +237,7 @@ func (c *lru) insert(k segmentKey, data, base []byte, pooled bool, refs int) *lr
 		return ent
 	}
 	ent := &lruEntry{key: k, data: data, base: base, refs: refs, pooled: pooled}
-	if len(data) > c.budget {
+	if ent.held() > c.budget {
 		ent.gone = true // never cached: done lets it go
 		return ent
 	}
@@ -198,9 +254,13 @@ func (c *lru) insert(k segmentKey, data, base []byte, pooled bool, refs int) *lr
 		}
 	}
 	c.entries[k] = c.order.PushFront(ent)
-	c.used += len(data)
+	c.used += ent.held()
 	for c.used > c.budget {
-		c.evict(c.order.Back())
+		if len(c.spare) > 0 {
+			c.dropSpare() // spares go before segments a reader may want again
+		} else {
+			c.evict(c.order.Back())
+		}
 	}
 	return ent
 }
@@ -222,6 +282,6 @@ func (c *lru) evict(e *list.Element) {
 	old := e.Value.(*lruEntry)
 	c.order.Remove(e)
 	delete(c.entries, old.key)
-	c.used -= len(old.data)
+	c.used -= old.held()
 	c.recycle(old)
 }
