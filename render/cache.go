@@ -27,6 +27,12 @@ type lru struct {
 	entries  map[segmentKey]*list.Element
 	inflight map[segmentKey]chan struct{} // closed when the segment is put or released
 	spare    [][]byte                     // evicted segment buffers, for buffer
+	// transit is the capacity handed out by buffer for segments being
+	// rendered (each under a claim), reserved so that their puts evict
+	// the least recent entries into spares instead of dropping buffers.
+	// It is approximate (a buffer may grow or be dropped on an error) and
+	// reset when no segment is in flight; it is not in used.
+	transit int
 }
 
 // held is the memory an entry keeps while cached: its whole buffer.
@@ -73,13 +79,15 @@ func (c *lru) buffer(n int) []byte {
 			return b
 		}
 		switch {
-		case c.used+size <= c.budget:
+		case c.used+c.transit+size <= c.budget:
+			c.transit += size
 			return make([]byte, 0, size)
 		case len(c.spare) > 0:
 			c.dropSpare() // too small for n: a fresh buffer takes its room
 		case c.order.Len() > 0:
 			c.evict(c.order.Back()) // its buffer may become a spare
 		default:
+			c.transit += size
 			return make([]byte, 0, size) // all held by readers
 		}
 	}
@@ -99,6 +107,7 @@ func (c *lru) takeSpare(n int) ([]byte, bool) {
 	}
 	b := c.spare[best]
 	c.removeSpare(best)
+	c.transit += cap(b)
 	return b, true
 }
 
@@ -132,7 +141,7 @@ func (c *lru) recycle(e *lruEntry) {
 	if e.base != nil {
 		b = e.base
 	}
-	if len(c.spare) < spareBuffers && cap(b) <= 2*segmentSpan && c.used+cap(b) <= c.budget {
+	if len(c.spare) < spareBuffers && cap(b) <= 2*segmentSpan && c.used+c.transit+cap(b) <= c.budget {
 		c.spare = append(c.spare, b[:0])
 		c.used += cap(b)
 	}
@@ -201,6 +210,9 @@ func (c *lru) endInflight(k segmentKey) {
 		close(ch)
 		delete(c.inflight, k)
 	}
+	if len(c.inflight) == 0 {
+		c.transit = 0
+	}
 }
 
 func (c *lru) put(k segmentKey, data []byte) {
@@ -237,6 +249,9 @@ func (c *lru) insert(k segmentKey, data, base []byte, pooled bool, refs int) *lr
 		return ent
 	}
 	ent := &lruEntry{key: k, data: data, base: base, refs: refs, pooled: pooled}
+	if pooled {
+		c.transit = max(c.transit-ent.held(), 0)
+	}
 	if ent.held() > c.budget {
 		ent.gone = true // never cached: done lets it go
 		return ent

@@ -19,10 +19,12 @@ func TestHeldSegmentNotReused(t *testing.T) {
 	if _, ok := c.get(segmentKey{"v", 0}); ok {
 		t.Fatal("segment 0 still cached over the budget")
 	}
+	c.claim(segmentKey{"v", 2})
 	b := c.buffer(unit)
 	if &b[:1][0] == &a[0] {
 		t.Fatal("a held segment's buffer was handed out")
 	}
+	c.release(segmentKey{"v", 2}) // rendering failed: b is dropped
 	if string(held.data) != "aaaaaaaaaa" {
 		t.Fatalf("held bytes changed: %q", held.data)
 	}
